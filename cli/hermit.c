@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hermit: the command. A thin main over the libraries; see cli.h. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/common.h"
+
+void cli_usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+		"usage: hermit [--version] [--help] COMMAND [ARGS...]\n"
+		"\n"
+		"Run Linux programs deterministically.\n"
+		"\n"
+		"commands:\n"
+		"  run [OPTIONS] -- PROG [ARGS...]   run PROG deterministically\n"
+		"\n"
+		"'hermit COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	int status;
+
+	/* A guest that closes its pipe must not kill its supervisor. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		cli_usage(0);
+		return HM_EXIT_INTERNAL;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("hermit %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		cli_usage(1);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0) {
+		status = cli_run(argc - 1, argv + 1);
+		hm_log_close();
+		return status;
+	}
+	if (argv[1][0] == '-')
+		hm_error("unknown option '%s'", argv[1]);
+	else
+		hm_error("unknown command '%s': see 'hermit --help'", argv[1]);
+	return HM_EXIT_INTERNAL;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * `hermit run`: option parsing for a deterministic run. Options follow the
+ * original Hermit's names (--seed, --epoch, --no-namespace, --network) and
+ * stop at the first word that is not one, so `hermit run ls -l` works
+ * without `--`.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common/common.h"
+#include "recorder/recorder.h"
+
+extern char **environ;
+
+enum {
+	OPT_SEED = 256,
+	OPT_EPOCH,
+	OPT_STRICT,
+	OPT_NO_NAMESPACE,
+	OPT_NETWORK,
+	OPT_LOG,
+	OPT_LOG_FILE,
+	OPT_HELP,
+};
+
+static const struct option run_options[] = {
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "epoch", required_argument, NULL, OPT_EPOCH },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "no-namespace", no_argument, NULL, OPT_NO_NAMESPACE },
+	{ "network", required_argument, NULL, OPT_NETWORK },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_run_usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+		"usage: hermit run [OPTIONS] [--] PROG [ARGS...]\n"
+		"\n"
+		"Run PROG deterministically: the same thread schedule, time, randomness\n"
+		"and process ids on every run.\n"
+		"\n"
+		"  --seed N            seed of the guest's randomness (default 0)\n"
+		"  --epoch TIME        wall-clock time at start, RFC 3339 (or HERMIT_EPOCH);\n"
+		"                      default: the host time now, printed to repeat the run\n"
+		"  --strict            refuse to run without --epoch or HERMIT_EPOCH\n"
+		"  --no-namespace      no user, pid, mount, ipc, uts and network namespaces\n"
+		"  --network=host      keep the host network (default: loopback only)\n"
+		"  --log=LEVEL         error, warn, info, debug or trace (default warn)\n"
+		"  --log-file FILE     write the log to FILE instead of stderr\n"
+		"  --help              show this help\n");
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* The host time now, whole seconds, for a run without an epoch. */
+static int64_t host_epoch(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * HM_NS_PER_SEC;
+}
+
+int cli_run(int argc, char **argv)
+{
+	struct rec_options opts = { 0 };
+	struct rec_result res;
+	const char *epoch = getenv("HERMIT_EPOCH"), *epoch_from = "HERMIT_EPOCH";
+	int strict = 0, c, err;
+
+	opts.namespaces = 1;
+	opts.envp = environ;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", run_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_SEED:
+			if (parse_u64(optarg, &opts.seed) < 0) {
+				hm_error("invalid --seed '%s': not an unsigned integer", optarg);
+				return HM_EXIT_INTERNAL;
+			}
+			break;
+		case OPT_EPOCH:
+			epoch = optarg;
+			epoch_from = "--epoch";
+			break;
+		case OPT_STRICT:
+			strict = 1;
+			break;
+		case OPT_NO_NAMESPACE:
+			opts.namespaces = 0;
+			break;
+		case OPT_NETWORK:
+			if (strcmp(optarg, "host") == 0) {
+				opts.network_host = 1;
+			} else if (strcmp(optarg, "none") == 0 || strcmp(optarg, "loopback") == 0) {
+				opts.network_host = 0;
+			} else {
+				hm_error("invalid --network '%s': expected host or loopback", optarg);
+				return HM_EXIT_INTERNAL;
+			}
+			break;
+		case OPT_LOG: {
+			enum hm_log_level level;
+
+			if (hm_log_parse_level(optarg, &level) < 0) {
+				hm_error("invalid --log '%s': expected error, warn, info, debug or trace",
+					 optarg);
+				return HM_EXIT_INTERNAL;
+			}
+			hm_log_set_level(level);
+			break;
+		}
+		case OPT_LOG_FILE:
+			err = hm_log_set_file(optarg);
+			if (err) {
+				hm_error("cannot open log file '%s': %s", optarg, hm_strerror(err));
+				return HM_EXIT_INTERNAL;
+			}
+			break;
+		case 'h':
+		case OPT_HELP:
+			cli_run_usage(1);
+			return 0;
+		default:
+			if (optopt)
+				hm_error("unknown option '-%c' for 'hermit run'", optopt);
+			else
+				hm_error("unknown option '%s' for 'hermit run'", argv[optind - 1]);
+			return HM_EXIT_INTERNAL;
+		}
+	}
+	if (optind >= argc) {
+		hm_error("nothing to run: usage: hermit run [OPTIONS] -- PROG [ARGS...]");
+		return HM_EXIT_INTERNAL;
+	}
+	if (epoch && *epoch) {
+		if (hm_parse_rfc3339(epoch, &opts.epoch_ns) < 0) {
+			hm_error("invalid %s '%s': not an RFC 3339 time such as 2026-01-01T00:00:00Z",
+				 epoch_from, epoch);
+			return HM_EXIT_INTERNAL;
+		}
+	} else if (strict) {
+		hm_error("cannot run with --strict: no --epoch or HERMIT_EPOCH given");
+		return HM_EXIT_INTERNAL;
+	} else {
+		char text[64];
+
+		opts.epoch_ns = host_epoch();
+		hm_format_rfc3339(opts.epoch_ns, text, sizeof(text));
+		hm_warn("--epoch=%s (the host time now; pass it to repeat this run)", text);
+	}
+	opts.argv = argv + optind;
+	err = rec_run(&opts, &res);
+	if (err)
+		return HM_EXIT_INTERNAL;
+	hm_info("%" PRIu64 " events, digest %016" PRIx64, res.events, res.digest);
+	return res.exit_status;
+}

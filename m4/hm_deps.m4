@@ -1,0 +1,25 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
+dnl HM_DEPENDENCIES: every library Hermit builds on; a missing one stops
+dnl configure with the Debian package that provides it.
+AC_DEFUN([HM_REQUIRE_PKG], [
+  PKG_CHECK_MODULES([$1], [$2], [],
+    [AC_MSG_ERROR([$2 not found: install the Debian package $3])])
+])
+AC_DEFUN([HM_DEPENDENCIES], [
+  PKG_PROG_PKG_CONFIG
+  HM_REQUIRE_PKG([SECCOMP], [libseccomp >= 2.5], [libseccomp-dev])
+  HM_REQUIRE_PKG([LZMA], [liblzma], [liblzma-dev])
+  HM_REQUIRE_PKG([ELF], [libelf], [libelf-dev])
+  HM_REQUIRE_PKG([UNWIND], [libunwind libunwind-ptrace], [libunwind-dev])
+  HM_REQUIRE_PKG([CJSON], [libcjson], [libcjson-dev])
+  HM_REQUIRE_PKG([CMOCKA], [cmocka], [libcmocka-dev])
+  dnl Debian 12's libdwarf-dev ships no .pc file.
+  AC_CHECK_HEADER([libdwarf/libdwarf.h], [],
+    [AC_MSG_ERROR([libdwarf.h not found: install the Debian package libdwarf-dev])])
+  AC_CHECK_LIB([dwarf], [dwarf_init_b], [DWARF_LIBS="-ldwarf"],
+    [AC_MSG_ERROR([libdwarf not found: install the Debian package libdwarf-dev])], [$ELF_LIBS -lz])
+  DWARF_CFLAGS="-I/usr/include/libdwarf"
+  AC_SUBST([DWARF_CFLAGS])
+  AC_SUBST([DWARF_LIBS])
+  AC_CHECK_LIB([pthread], [pthread_create], [], [AC_MSG_ERROR([libpthread not found])])
+])

@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The event loop of a live run (DESIGN.md "Serialization", "Blocking").
+ *
+ * Exactly one guest task runs; every other one sits in a ptrace stop. The
+ * running task goes on until it blocks in the kernel (the block watch
+ * notices and it is parked), exits, or has had SLICE intercepted syscalls
+ * while another task is ready. The next task is chosen in creation order,
+ * round robin: ready tasks first, then parked tasks that something has
+ * happened since (their retry may now succeed). When only parked tasks are
+ * left and nothing has happened, they wait on the outside world (a
+ * terminal, the host network) and are retried in turn.
+ *
+ * Launch helpers (setup and init, see tracer/launch.c) are traced only so
+ * that their children are; every stop of theirs is resumed at once.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+/* Intercepted syscalls a task may make before another ready one runs. */
+#define SLICE 64
+
+static struct task *find_task(struct rec *r, pid_t tid)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->tid == tid)
+			return r->tasks[i];
+	}
+	return NULL;
+}
+
+static struct task *add_task(struct rec *r, pid_t tid)
+{
+	struct task *t = xcalloc(1, sizeof(*t));
+
+	t->tid = tid;
+	t->index = -1;
+	t->system = -1; /* unknown until its parent's event */
+	t->state = TASK_NEW;
+	if (r->ntasks == r->cap_tasks) {
+		r->cap_tasks = r->cap_tasks ? r->cap_tasks * 2 : 16;
+		r->tasks = xrealloc(r->tasks, r->cap_tasks * sizeof(*r->tasks));
+	}
+	r->tasks[r->ntasks++] = t;
+	return t;
+}
+
+static void remove_task(struct rec *r, struct task *t)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i] == t) {
+			memmove(&r->tasks[i], &r->tasks[i + 1],
+				(r->ntasks - i - 1) * sizeof(*r->tasks));
+			r->ntasks--;
+			if (r->rr > i)
+				r->rr--;
+			break;
+		}
+	}
+	if (r->running == t) {
+		r->running = NULL;
+		tracer_blockwatch_set(0);
+	}
+	free(t);
+}
+
+static size_t live_guest_tasks(const struct rec *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ntasks; i++)
+		n += r->tasks[i]->system != 1;
+	return n;
+}
+
+/* FNV-1a over the fields of an event: the run's digest. */
+static void digest(struct rec *r, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		r->digest ^= b[i];
+		r->digest *= 0x100000001b3ULL;
+	}
+}
+
+static void digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind)
+{
+	int64_t fields[10] = { kind, t->index, c->nr };
+
+	memcpy(&fields[3], c->args, sizeof(c->args));
+	fields[9] = c->ret;
+	digest(r, fields, sizeof(fields));
+	r->events++;
+}
+
+static int resume(struct task *t, enum resume_mode mode, int sig)
+{
+	int err = mode == RESUME_SYSCALL ? tracer_syscall(t->tid, sig) : tracer_cont(t->tid, sig);
+
+	/* ESRCH: it died under us; its exit is on its way to waitpid. */
+	return err == -ESRCH ? 0 : err;
+}
+
+static void run_task(struct rec *r, struct task *t)
+{
+	t->state = TASK_RUNNING;
+	r->running = t;
+	r->slice = 0;
+	tracer_blockwatch_set(t->tid);
+	resume(t, t->resume, t->resume_sig);
+	t->resume_sig = 0;
+}
+
+/* Stop running T for now; it goes on with MODE when next chosen. */
+static void set_aside(struct rec *r, struct task *t, enum task_state state, enum resume_mode mode)
+{
+	t->state = state;
+	t->resume = mode;
+	if (r->running == t) {
+		r->running = NULL;
+		tracer_blockwatch_set(0);
+	}
+}
+
+static struct task *next_where(struct rec *r, int (*ok)(const struct rec *, const struct task *))
+{
+	for (size_t k = 1; k <= r->ntasks; k++) {
+		size_t i = (r->rr + k) % r->ntasks;
+
+		if (r->tasks[i]->system == 0 && ok(r, r->tasks[i])) {
+			r->rr = i;
+			return r->tasks[i];
+		}
+	}
+	return NULL;
+}
+
+static int is_ready(const struct rec *r, const struct task *t)
+{
+	(void)r;
+	return t->state == TASK_READY;
+}
+
+static int is_retryable(const struct rec *r, const struct task *t)
+{
+	return t->state == TASK_PARKED && t->parked_at < r->progress;
+}
+
+static int is_parked(const struct rec *r, const struct task *t)
+{
+	(void)r;
+	return t->state == TASK_PARKED;
+}
+
+static void schedule(struct rec *r)
+{
+	struct task *t;
+
+	if (r->ntasks == 0)
+		return;
+	t = next_where(r, is_ready);
+	if (!t)
+		t = next_where(r, is_retryable);
+	if (!t && (t = next_where(r, is_parked))) {
+		/* Everyone waits on the outside world: poll it gently. */
+		struct timespec ts = { 0, 2000000 };
+
+		nanosleep(&ts, NULL);
+		t->outside = 1;
+	}
+	if (t) {
+		hm_trace("run task %d", t->index);
+		run_task(r, t);
+	}
+}
+
+static void park(struct rec *r, struct task *t)
+{
+	uint64_t io = tracer_task_io(t->tid);
+
+	/* Waiting on the outside and something came in: that is progress. */
+	if (t->outside && io != t->io_at_park)
+		r->progress++;
+	t->outside = 0;
+	t->io_at_park = io;
+	t->parked_at = r->progress;
+	hm_trace("task %d parked", t->index);
+	set_aside(r, t, TASK_PARKED, t->resume);
+}
+
+static void check_blocked(struct rec *r)
+{
+	struct task *t = r->running;
+	long nr;
+
+	if (!t || t->wants_interrupt || !tracer_task_blocked(t->tid, &nr))
+		return;
+	hm_trace("task %d blocked in syscall %ld", t->index, nr);
+	if (tracer_interrupt(t->tid) == 0)
+		t->wants_interrupt = 1;
+}
+
+static void set_main_status(struct rec *r, int status)
+{
+	if (!r->main_done) {
+		r->main_done = 1;
+		r->main_status = status;
+	}
+}
+
+static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop *s)
+{
+	int status = s->kind == TRACER_EXITED ? s->status : 128 + s->sig;
+
+	if (t->system == 1) {
+		/* A launch helper only ends early when the launch failed. */
+		if (!r->main_done && r->guest.main == 0)
+			set_main_status(r, s->kind == TRACER_EXITED && s->status ? s->status
+										 : HM_EXIT_INTERNAL);
+	} else {
+		hm_debug("task %d %s %d", t->index, s->kind == TRACER_EXITED ? "exited" : "killed by",
+			 s->kind == TRACER_EXITED ? s->status : s->sig);
+		if (t->tid == r->guest.main)
+			set_main_status(r, status);
+		if (t->vfork_parent) {
+			struct task *p = find_task(r, t->vfork_parent);
+
+			if (p && p->state == TASK_VFORK_WAIT)
+				p->state = TASK_READY;
+		}
+		r->progress++;
+	}
+	remove_task(r, t);
+}
+
+/* A new task reported by its parent P's fork, vfork or clone event. */
+static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
+{
+	struct task *c = find_task(r, tid);
+	int seen_stop;
+
+	if (!c)
+		c = add_task(r, tid);
+	seen_stop = c->state == TASK_READY;
+	if (p->system == 1) {
+		if (tid != 0 && p->tid == r->guest.system[0]) {
+			r->guest.system[1] = tid;
+			c->system = 1;
+		} else if (r->guest.main == 0) {
+			r->guest.main = tid;
+			c->system = 0;
+		} else {
+			c->system = 1;
+		}
+	} else {
+		c->system = 0;
+	}
+	if (c->system == 1) {
+		if (seen_stop)
+			tracer_cont(tid, 0);
+		c->state = TASK_RUNNING;
+		return;
+	}
+	c->index = r->next_index++;
+	c->resume = RESUME_CONT;
+	if (vfork)
+		c->vfork_parent = p->tid;
+	hm_debug("task %d created by task %d", c->index, p->index);
+}
+
+static void on_exec(struct rec *r, struct task *t)
+{
+	int err = tracer_patch_vdso(t->tid);
+
+	if (err)
+		hm_warn("time calls of task %d bypass the virtual clock", t->index);
+	if (rec_fill_at_random(r, t->tid) < 0)
+		hm_warn("cannot set AT_RANDOM of task %d", t->index);
+	if (t->vfork_parent) {
+		struct task *p = find_task(r, t->vfork_parent);
+
+		if (p && p->state == TASK_VFORK_WAIT)
+			p->state = TASK_READY;
+		t->vfork_parent = 0;
+	}
+}
+
+/* Continue the running task T with MODE, or set it aside for another. */
+static void go_on(struct rec *r, struct task *t, enum resume_mode mode)
+{
+	if (++r->slice >= SLICE) {
+		for (size_t i = 0; i < r->ntasks; i++) {
+			if (r->tasks[i] != t && r->tasks[i]->system == 0 &&
+			    r->tasks[i]->state == TASK_READY) {
+				set_aside(r, t, TASK_READY, mode);
+				return;
+			}
+		}
+		r->slice = 0;
+	}
+	resume(t, mode, 0);
+}
+
+static void on_syscall_entry(struct rec *r, struct task *t)
+{
+	struct rec_call *c = &t->call;
+	const struct rec_syscall *row;
+	enum rec_action action;
+
+	rec_clock_advance(&r->clock, REC_SYSCALL_NS);
+	r->progress++;
+	if (tracer_get_regs(t->tid, &c->regs) < 0)
+		return; /* gone; its exit follows */
+	c->nr = (long)c->regs.orig_rax;
+	c->args[0] = c->regs.rdi;
+	c->args[1] = c->regs.rsi;
+	c->args[2] = c->regs.rdx;
+	c->args[3] = c->regs.r10;
+	c->args[4] = c->regs.r8;
+	c->args[5] = c->regs.r9;
+	c->ret = 0;
+	c->now_real_ns = r->clock.epoch_ns + r->clock.now_ns;
+	row = rec_syscall_find(c->nr);
+	action = !row ? REC_CONT : row->enter ? row->enter(r, t, c) : REC_EXIT_STOP;
+	switch (action) {
+	case REC_EMULATED:
+		hm_trace("task %d: %s(%#lx, %#lx, %#lx) = %ld (emulated)", t->index, row->name,
+			 (unsigned long)c->args[0], (unsigned long)c->args[1],
+			 (unsigned long)c->args[2], c->ret);
+		digest_event(r, t, c, 1);
+		c->regs.orig_rax = (uint64_t)-1;
+		c->regs.rax = (uint64_t)c->ret;
+		tracer_set_regs(t->tid, &c->regs);
+		go_on(r, t, RESUME_CONT);
+		break;
+	case REC_EXIT_STOP:
+		t->pending = row;
+		resume(t, RESUME_SYSCALL, 0);
+		break;
+	case REC_CONT:
+		digest_event(r, t, c, 0);
+		go_on(r, t, RESUME_CONT);
+		break;
+	}
+}
+
+static void on_syscall_exit(struct rec *r, struct task *t)
+{
+	struct rec_call *c = &t->call;
+	const struct rec_syscall *row = t->pending;
+	struct user_regs_struct regs;
+	long before;
+
+	t->pending = NULL;
+	if (!row || tracer_get_regs(t->tid, &regs) < 0) {
+		resume(t, RESUME_CONT, 0);
+		return;
+	}
+	c->ret = before = (long)regs.rax;
+	row->exit(r, t, c);
+	if (c->ret != before) {
+		regs.rax = (uint64_t)c->ret;
+		tracer_set_regs(t->tid, &regs);
+	}
+	hm_trace("task %d: %s(%#lx, %#lx, %#lx) = %ld", t->index, row->name,
+		 (unsigned long)c->args[0], (unsigned long)c->args[1], (unsigned long)c->args[2],
+		 c->ret);
+	digest_event(r, t, c, 2);
+	go_on(r, t, RESUME_CONT);
+}
+
+static void on_system_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
+{
+	switch (s->kind) {
+	case TRACER_FORK:
+	case TRACER_VFORK:
+	case TRACER_CLONE:
+		on_new_task(r, t, (pid_t)s->msg, 0);
+		tracer_cont(t->tid, 0);
+		break;
+	case TRACER_SIGNAL:
+		tracer_cont(t->tid, s->sig);
+		break;
+	default:
+		tracer_cont(t->tid, 0);
+		break;
+	}
+}
+
+static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
+{
+	switch (s->kind) {
+	case TRACER_EVENT_STOP:
+		if (t->state == TASK_NEW) {
+			t->state = TASK_READY;
+		} else if (t->wants_interrupt) {
+			t->wants_interrupt = 0;
+			park(r, t);
+		} else if (t == r->running) {
+			resume(t, RESUME_CONT, 0);
+		}
+		break;
+	case TRACER_GROUP_STOP:
+		/* Job control inside the guest is not modelled: carry on. */
+		resume(t, RESUME_CONT, 0);
+		break;
+	case TRACER_SECCOMP:
+		on_syscall_entry(r, t);
+		break;
+	case TRACER_SYSCALL_ENTRY:
+	case TRACER_SYSCALL_EXIT:
+		on_syscall_exit(r, t);
+		break;
+	case TRACER_SIGNAL:
+		if (s->sig == SIGSEGV &&
+		    tracer_emulate_tsc(t->tid, rec_clock_tsc(&r->clock), 0) == 1) {
+			rec_clock_advance(&r->clock, REC_TSC_NS);
+			resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
+			break;
+		}
+		hm_debug("task %d: signal %d", t->index, s->sig);
+		resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
+		break;
+	case TRACER_FORK:
+	case TRACER_CLONE:
+		on_new_task(r, t, (pid_t)s->msg, 0);
+		r->progress++;
+		resume(t, RESUME_CONT, 0);
+		break;
+	case TRACER_VFORK:
+		/* The parent is held until the child execs or exits (vfork(2)). */
+		on_new_task(r, t, (pid_t)s->msg, 1);
+		r->progress++;
+		set_aside(r, t, TASK_VFORK_WAIT, RESUME_CONT);
+		break;
+	case TRACER_EXEC:
+		on_exec(r, t);
+		r->progress++;
+		resume(t, RESUME_CONT, 0);
+		break;
+	default:
+		resume(t, RESUME_CONT, 0);
+		break;
+	}
+}
+
+static void handle(struct rec *r, const struct tracer_stop *s)
+{
+	struct task *t = find_task(r, s->tid);
+
+	if (!t) {
+		/* A child whose first stop beat its parent's fork event. */
+		t = add_task(r, s->tid);
+	}
+	hm_trace("stop: tid %d %s sig %d", s->tid, tracer_stop_name(s->kind), s->sig);
+	if (s->kind == TRACER_EXITED || s->kind == TRACER_KILLED) {
+		on_task_exit(r, t, s);
+		return;
+	}
+	if (t->system == -1) {
+		/* Unclassified: only its initial stop can come before the parent's event. */
+		t->state = TASK_READY;
+		return;
+	}
+	if (t->system == 1)
+		on_system_stop(r, t, s);
+	else
+		on_guest_stop(r, t, s);
+}
+
+static void end_system_tasks(struct rec *r)
+{
+	struct tracer_stop s;
+
+	for (int i = 1; i >= 0; i--) {
+		if (r->guest.system[i] > 0)
+			kill(r->guest.system[i], SIGKILL);
+	}
+	while (tracer_wait(&s) == 0 || errno == EINTR) {
+		struct task *t = find_task(r, s.tid);
+
+		if (t && (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED))
+			remove_task(r, t);
+		else if (s.kind != TRACER_EXITED && s.kind != TRACER_KILLED)
+			tracer_cont(s.tid, 0);
+		if (r->ntasks == 0)
+			break;
+	}
+}
+
+static int64_t start_real_ns(void)
+{
+	struct timespec ts;
+
+	/* File times come from the coarse clock; allow a few ticks of lag. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (int64_t)ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec - 50 * 1000000LL;
+}
+
+int rec_run(const struct rec_options *opts, struct rec_result *res)
+{
+	struct tracer_trap *traps = xcalloc(rec_syscall_count(), sizeof(*traps));
+	struct tracer_launch launch = { 0 };
+	struct rec r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.opts = opts;
+	r.digest = 0xcbf29ce484222325ULL;
+	rec_clock_init(&r.clock, opts->epoch_ns);
+	rec_prng_init(&r.prng, opts->seed);
+	r.fs = rec_fsvirt_new(start_real_ns());
+	for (size_t i = 0; i < rec_syscall_count(); i++) {
+		traps[i].nr = rec_syscall_nr(rec_syscall_row(i));
+		traps[i].fd_min = rec_syscall_fd_min(rec_syscall_row(i));
+	}
+	launch.argv = opts->argv;
+	launch.envp = opts->envp;
+	launch.namespaces = opts->namespaces;
+	launch.network_host = opts->network_host;
+	launch.traps = traps;
+	launch.ntraps = rec_syscall_count();
+	err = tracer_launch(&launch, &r.guest);
+	free(traps);
+	if (err) {
+		rec_fsvirt_free(r.fs);
+		return err;
+	}
+	if (r.guest.system[0]) {
+		struct task *setup = add_task(&r, r.guest.system[0]);
+
+		setup->system = 1;
+		setup->state = TASK_RUNNING;
+	} else {
+		/* Seized while running: it is the running task from the start. */
+		struct task *t = add_task(&r, r.guest.main);
+
+		t->system = 0;
+		t->index = r.next_index++;
+		r.running = t;
+		t->state = TASK_RUNNING;
+	}
+	err = tracer_blockwatch_start();
+	if (err) {
+		hm_error("cannot start the block watch thread: %s", hm_strerror(err));
+		end_system_tasks(&r);
+		rec_fsvirt_free(r.fs);
+		return err;
+	}
+	if (r.running)
+		tracer_blockwatch_set(r.running->tid);
+	for (;;) {
+		struct tracer_stop s;
+
+		if (r.main_done && live_guest_tasks(&r) == 0)
+			break;
+		if (!r.running)
+			schedule(&r);
+		err = tracer_wait(&s);
+		if (err == -EINTR) {
+			check_blocked(&r);
+			continue;
+		}
+		if (err == -ECHILD)
+			break;
+		if (err) {
+			hm_error("cannot wait for the guest: %s", hm_strerror(err));
+			break;
+		}
+		handle(&r, &s);
+	}
+	tracer_blockwatch_stop();
+	end_system_tasks(&r);
+	while (r.ntasks)
+		remove_task(&r, r.tasks[0]);
+	free(r.tasks);
+	rec_fsvirt_free(r.fs);
+	res->exit_status = r.main_done ? r.main_status : HM_EXIT_INTERNAL;
+	res->events = r.events;
+	res->digest = r.digest;
+	return 0;
+}

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Randomness (DESIGN.md "Randomness"): getrandom, the AT_RANDOM bytes the
+ * kernel leaves on a new program's stack, and reads of /dev/urandom and
+ * /dev/random all draw from the seeded PRNG.
+ *
+ * Reads cannot all stop: that would put a ptrace stop on every read(2).
+ * Instead, when open/openat returns a descriptor for one of the random
+ * devices, the tracer moves it to a number >= REC_RANDOM_FD_MIN (an
+ * injected fcntl(F_DUPFD) and close), and the seccomp filter stops only
+ * reads of descriptors that high. A high descriptor is checked through
+ * /proc/TID/fd before its read is answered; others run natively.
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+#ifndef GRND_INSECURE
+#define GRND_INSECURE 0x0004
+#endif
+#define GRND_ALL (0x0001 | 0x0002 | GRND_INSECURE)
+
+/* Fill LEN bytes at ADDR in TID from the PRNG; bytes written or -EFAULT. */
+static long fill(struct rec *r, pid_t tid, uint64_t addr, size_t len)
+{
+	unsigned char chunk[65536];
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
+
+		rec_prng_fill(&r->prng, chunk, n);
+		if (tracer_write_mem(tid, addr + done, chunk, n) < 0)
+			return done ? (long)done : -EFAULT;
+		done += n;
+	}
+	return (long)done;
+}
+
+enum rec_action rec_sys_getrandom(struct rec *r, struct task *t, struct rec_call *c)
+{
+	size_t len = c->args[1];
+
+	if (c->args[2] & ~(uint64_t)GRND_ALL) {
+		c->ret = -EINVAL;
+		return REC_EMULATED;
+	}
+	/* drivers/char/random.c caps one call at MAX_RW_COUNT; so do we, lower. */
+	if (len > (32u << 20))
+		len = 32u << 20;
+	c->ret = fill(r, t->tid, c->args[0], len);
+	return REC_EMULATED;
+}
+
+static int is_random_fd(pid_t tid, long fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", tid, fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return 0;
+	target[n] = 0;
+	return strcmp(target, "/dev/urandom") == 0 || strcmp(target, "/dev/random") == 0;
+}
+
+enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
+{
+	char path[256];
+	size_t n;
+
+	(void)r;
+	if (tracer_read_str(t->tid, c->nr == SYS_openat ? c->args[1] : c->args[0], path,
+			    sizeof(path)) < 0)
+		return REC_CONT;
+	n = strlen(path);
+	/* Cheap test first: only names ending in "random" need the exit stop. */
+	if (n >= 6 && strcmp(path + n - 6, "random") == 0)
+		return REC_EXIT_STOP;
+	return REC_CONT;
+}
+
+void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c)
+{
+	int flags = (int)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
+	uint64_t args[6] = { 0 };
+	long nfd;
+
+	if (c->ret < 0 || c->ret >= REC_RANDOM_FD_MIN || !is_random_fd(t->tid, c->ret))
+		return;
+	args[0] = (uint64_t)c->ret;
+	args[1] = (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD;
+	args[2] = REC_RANDOM_FD_MIN;
+	if (tracer_inject(t->tid, SYS_fcntl, args, &nfd) < 0 || nfd < 0) {
+		if (!r->urandom_warned)
+			hm_warn("cannot move a /dev/urandom descriptor above %d: its reads are "
+				"not deterministic", REC_RANDOM_FD_MIN);
+		r->urandom_warned = 1;
+		return;
+	}
+	args[1] = 0;
+	args[2] = 0;
+	tracer_inject(t->tid, SYS_close, args, &(long){ 0 });
+	hm_trace("task %d: random device fd %ld moved to %ld", t->index, c->ret, nfd);
+	c->ret = nfd;
+}
+
+enum rec_action rec_sys_read_high(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct iovec iov[64];
+	size_t niov;
+	long total = 0;
+
+	if (!is_random_fd(t->tid, (long)c->args[0]))
+		return REC_CONT;
+	if (c->nr == SYS_read || c->nr == SYS_pread64) {
+		c->ret = fill(r, t->tid, c->args[1], c->args[2]);
+		return REC_EMULATED;
+	}
+	/* readv, preadv, preadv2: (fd, iov, iovcnt, ...) */
+	niov = c->args[2] < 64 ? c->args[2] : 64;
+	if (tracer_read_mem(t->tid, c->args[1], iov, niov * sizeof(iov[0])) < 0) {
+		c->ret = -EFAULT;
+		return REC_EMULATED;
+	}
+	for (size_t i = 0; i < niov; i++) {
+		long n = fill(r, t->tid, (uint64_t)(uintptr_t)iov[i].iov_base, iov[i].iov_len);
+
+		if (n < 0) {
+			c->ret = total ? total : n;
+			return REC_EMULATED;
+		}
+		total += n;
+	}
+	c->ret = total;
+	return REC_EMULATED;
+}
+
+int rec_fill_at_random(struct rec *r, pid_t tid)
+{
+	uint64_t addr;
+	int err = tracer_auxv(tid, AT_RANDOM, &addr);
+
+	if (err)
+		return err;
+	return fill(r, tid, addr, 16) == 16 ? 0 : -EFAULT;
+}

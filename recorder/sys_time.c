@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Time syscalls, answered from the virtual clock and never run. Sleeps do
+ * not sleep: they move virtual time forward by what was asked, which is
+ * what a sleeper would see if nothing else were runnable (DESIGN.md
+ * "Blocking": virtual time jumps). Error cases follow the kernel files under kernel/time/.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <time.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+static enum rec_action put(struct task *t, struct rec_call *c, uint64_t addr, const void *p,
+			   size_t n, long ok)
+{
+	c->ret = tracer_write_mem(t->tid, addr, p, n) < 0 ? -EFAULT : ok;
+	return REC_EMULATED;
+}
+
+static struct timespec to_ts(int64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / HM_NS_PER_SEC), (long)(ns % HM_NS_PER_SEC) };
+
+	return ts;
+}
+
+enum rec_action rec_sys_clock_gettime(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct timespec ts;
+	int64_t ns;
+
+	if (rec_clock_read(&r->clock, (long)(int)c->args[0], &ns) < 0) {
+		c->ret = -EINVAL;
+		return REC_EMULATED;
+	}
+	ts = to_ts(ns);
+	return put(t, c, c->args[1], &ts, sizeof(ts), 0);
+}
+
+enum rec_action rec_sys_clock_getres(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct timespec ts = { 0, 1 };
+	int64_t ns;
+
+	if (rec_clock_read(&r->clock, (long)(int)c->args[0], &ns) < 0) {
+		c->ret = -EINVAL;
+		return REC_EMULATED;
+	}
+	if (!c->args[1]) {
+		c->ret = 0;
+		return REC_EMULATED;
+	}
+	return put(t, c, c->args[1], &ts, sizeof(ts), 0);
+}
+
+enum rec_action rec_sys_gettimeofday(struct rec *r, struct task *t, struct rec_call *c)
+{
+	int64_t ns = r->clock.epoch_ns + r->clock.now_ns;
+	struct timeval tv = { (time_t)(ns / HM_NS_PER_SEC), (suseconds_t)(ns % HM_NS_PER_SEC / 1000) };
+	struct timezone tz = { 0, 0 };
+
+	c->ret = 0;
+	if (c->args[0] && tracer_write_mem(t->tid, c->args[0], &tv, sizeof(tv)) < 0)
+		c->ret = -EFAULT;
+	if (c->args[1] && tracer_write_mem(t->tid, c->args[1], &tz, sizeof(tz)) < 0)
+		c->ret = -EFAULT;
+	return REC_EMULATED;
+}
+
+enum rec_action rec_sys_time(struct rec *r, struct task *t, struct rec_call *c)
+{
+	int64_t secs = (r->clock.epoch_ns + r->clock.now_ns) / HM_NS_PER_SEC;
+
+	if (c->args[0])
+		return put(t, c, c->args[0], &secs, sizeof(secs), (long)secs);
+	c->ret = (long)secs;
+	return REC_EMULATED;
+}
+
+/* Read a timespec request; -EFAULT or -EINVAL as the kernel would say. */
+static int get_request(struct task *t, uint64_t addr, int64_t *ns)
+{
+	struct timespec ts;
+
+	if (tracer_read_mem(t->tid, addr, &ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= HM_NS_PER_SEC)
+		return -EINVAL;
+	*ns = ts.tv_sec > (INT64_MAX / HM_NS_PER_SEC) - 1 ? INT64_MAX / 2
+							 : ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
+	return 0;
+}
+
+enum rec_action rec_sys_nanosleep(struct rec *r, struct task *t, struct rec_call *c)
+{
+	int64_t ns;
+
+	c->ret = get_request(t, c->args[0], &ns);
+	if (c->ret == 0)
+		rec_clock_advance(&r->clock, ns);
+	return REC_EMULATED;
+}
+
+enum rec_action rec_sys_clock_nanosleep(struct rec *r, struct task *t, struct rec_call *c)
+{
+	long clockid = (long)(int)c->args[0];
+	int64_t ns, now;
+
+	if (clockid == CLOCK_THREAD_CPUTIME_ID || rec_clock_read(&r->clock, clockid, &now) < 0) {
+		c->ret = -EINVAL;
+		return REC_EMULATED;
+	}
+	c->ret = get_request(t, c->args[2], &ns);
+	if (c->ret)
+		return REC_EMULATED;
+	if (c->args[1] & TIMER_ABSTIME)
+		ns -= now;
+	rec_clock_advance(&r->clock, ns);
+	return REC_EMULATED;
+}
+
+/* times(2) counts in USER_HZ (100) ticks since boot. */
+enum rec_action rec_sys_times(struct rec *r, struct task *t, struct rec_call *c)
+{
+	const int64_t tick = HM_NS_PER_SEC / 100;
+	struct tms tms = { (clock_t)(r->clock.now_ns / tick), 0, 0, 0 };
+	long ticks = (long)((REC_BOOT_NS + r->clock.now_ns) / tick);
+
+	if (c->args[0])
+		return put(t, c, c->args[0], &tms, sizeof(tms), ticks);
+	c->ret = ticks;
+	return REC_EMULATED;
+}
+
+enum rec_action rec_sys_getrusage(struct rec *r, struct task *t, struct rec_call *c)
+{
+	int who = (int)c->args[0];
+	struct rusage ru = { 0 };
+
+	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
+		c->ret = -EINVAL;
+		return REC_EMULATED;
+	}
+	if (who != RUSAGE_CHILDREN) {
+		ru.ru_utime.tv_sec = (time_t)(r->clock.now_ns / HM_NS_PER_SEC);
+		ru.ru_utime.tv_usec = (suseconds_t)(r->clock.now_ns % HM_NS_PER_SEC / 1000);
+	}
+	return put(t, c, c->args[1], &ru, sizeof(ru), 0);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The syscall table: one row per syscall that stops, saying how it is made
+ * deterministic (strace's syscallent.h is the model: data, not code). The
+ * seccomp filter is built from these rows; every other syscall runs at
+ * native speed and never reaches the tracer. Numbers are x86-64's
+ * (arch/x86/entry/syscalls/syscall_64.tbl).
+ *
+ *   enter only  emulated in the tracer: the kernel never runs it
+ *   exit only   runs, then its result is rewritten
+ *   both        entry decides whether the exit needs to be seen
+ *
+ * Not in the table, on purpose: fork, vfork, clone, clone3 and execve
+ * (ptrace events report them), getpid and friends (the pid namespace makes
+ * them repeat), read and write of ordinary descriptors (native speed).
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <sys/syscall.h>
+
+#include "internal.h"
+
+static const struct rec_syscall table[] = {
+	/* time: the virtual clock */
+	{ SYS_clock_gettime, "clock_gettime", 0, rec_sys_clock_gettime, NULL },
+	{ SYS_clock_getres, "clock_getres", 0, rec_sys_clock_getres, NULL },
+	{ SYS_gettimeofday, "gettimeofday", 0, rec_sys_gettimeofday, NULL },
+	{ SYS_time, "time", 0, rec_sys_time, NULL },
+	{ SYS_nanosleep, "nanosleep", 0, rec_sys_nanosleep, NULL },
+	{ SYS_clock_nanosleep, "clock_nanosleep", 0, rec_sys_clock_nanosleep, NULL },
+	{ SYS_times, "times", 0, rec_sys_times, NULL },
+	{ SYS_getrusage, "getrusage", 0, rec_sys_getrusage, NULL },
+	/* randomness: the PRNG */
+	{ SYS_getrandom, "getrandom", 0, rec_sys_getrandom, NULL },
+	{ SYS_open, "open", 0, rec_sys_open, rec_sys_open_exit },
+	{ SYS_openat, "openat", 0, rec_sys_open, rec_sys_open_exit },
+	{ SYS_read, "read", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
+	{ SYS_pread64, "pread64", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
+	{ SYS_readv, "readv", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
+	{ SYS_preadv, "preadv", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
+	{ SYS_preadv2, "preadv2", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
+	/* identity of the machine */
+	{ SYS_uname, "uname", 0, rec_sys_uname, NULL },
+	{ SYS_sysinfo, "sysinfo", 0, rec_sys_sysinfo, NULL },
+	{ SYS_sched_getaffinity, "sched_getaffinity", 0, rec_sys_sched_getaffinity, NULL },
+	{ SYS_sched_setaffinity, "sched_setaffinity", 0, rec_sys_sched_setaffinity, NULL },
+	{ SYS_getcpu, "getcpu", 0, rec_sys_getcpu, NULL },
+	/* file metadata */
+	{ SYS_stat, "stat", 0, NULL, rec_sys_stat_exit },
+	{ SYS_fstat, "fstat", 0, NULL, rec_sys_stat_exit },
+	{ SYS_lstat, "lstat", 0, NULL, rec_sys_stat_exit },
+	{ SYS_newfstatat, "newfstatat", 0, NULL, rec_sys_stat_exit },
+	{ SYS_statx, "statx", 0, NULL, rec_sys_stat_exit },
+	{ SYS_getdents, "getdents", 0, NULL, rec_sys_getdents_exit },
+	{ SYS_getdents64, "getdents64", 0, NULL, rec_sys_getdents_exit },
+};
+
+size_t rec_syscall_count(void)
+{
+	return sizeof(table) / sizeof(table[0]);
+}
+
+const struct rec_syscall *rec_syscall_row(size_t i)
+{
+	return i < rec_syscall_count() ? &table[i] : NULL;
+}
+
+const struct rec_syscall *rec_syscall_find(long nr)
+{
+	for (size_t i = 0; i < rec_syscall_count(); i++) {
+		if (table[i].nr == nr)
+			return &table[i];
+	}
+	return NULL;
+}
+
+int rec_syscall_nr(const struct rec_syscall *row)
+{
+	return row->nr;
+}
+
+const char *rec_syscall_name(const struct rec_syscall *row)
+{
+	return row->name;
+}
+
+int rec_syscall_fd_min(const struct rec_syscall *row)
+{
+	return row->fd_min;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The block watch. Only one guest task runs at a time, so a running task
+ * that sleeps in the kernel (a read of an empty pipe, a wait4 for a child
+ * that is stopped) waits for a task that cannot run until it is parked.
+ * A watcher thread looks at the running task's state in /proc every few
+ * hundred microseconds; when it sleeps inside a syscall ('S' in
+ * /proc/TID/stat, a syscall number in /proc/TID/syscall) it interrupts the
+ * tracer's waitpid with SIGUSR1. The tracer then parks the task with
+ * PTRACE_INTERRUPT and runs another; the interrupted syscall restarts when
+ * the task is resumed. Uninterruptible sleeps ('D', disk I/O) finish on
+ * their own and are left alone.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "tracer.h"
+
+static pthread_t watch_thread, main_thread;
+static atomic_int watched_tid;
+static atomic_uint watched_gen;
+static atomic_int watch_quit;
+static int watch_running;
+
+static int read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+int tracer_task_blocked(pid_t tid, long *nr)
+{
+	char path[64], buf[512];
+	const char *p;
+	char *end;
+	long n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", tid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	n = strtol(buf, &end, 10);
+	if (end == buf || n < 0)
+		return 0;
+	if (nr)
+		*nr = n;
+	return 1;
+}
+
+uint64_t tracer_task_io(pid_t tid)
+{
+	char path[64], buf[512];
+	const char *p;
+	uint64_t total = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", tid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	if ((p = strstr(buf, "rchar: ")))
+		total += strtoull(p + 7, NULL, 10);
+	if ((p = strstr(buf, "wchar: ")))
+		total += strtoull(p + 7, NULL, 10);
+	return total;
+}
+
+static void on_wake(int sig)
+{
+	(void)sig;
+}
+
+static void nap(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *watch(void *arg)
+{
+	unsigned last_gen = 0;
+	long since = 0; /* microseconds the same task has run */
+
+	(void)arg;
+	while (!atomic_load(&watch_quit)) {
+		int tid = atomic_load(&watched_tid);
+		unsigned gen = atomic_load(&watched_gen);
+		long period;
+
+		if (gen != last_gen) {
+			last_gen = gen;
+			since = 0;
+		}
+		/* Quick looks first: a pipeline blocks often and briefly. */
+		period = since < 10000 ? 250 : 2000;
+		nap(period);
+		since += period;
+		if (!tid || atomic_load(&watched_gen) != gen)
+			continue;
+		if (tracer_task_blocked(tid, NULL))
+			pthread_kill(main_thread, SIGUSR1);
+	}
+	return NULL;
+}
+
+int tracer_blockwatch_start(void)
+{
+	struct sigaction sa;
+	int err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_wake; /* no SA_RESTART: waitpid returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) < 0)
+		return -errno;
+	main_thread = pthread_self();
+	atomic_store(&watch_quit, 0);
+	err = pthread_create(&watch_thread, NULL, watch, NULL);
+	if (err)
+		return -err;
+	watch_running = 1;
+	return 0;
+}
+
+void tracer_blockwatch_stop(void)
+{
+	if (!watch_running)
+		return;
+	atomic_store(&watch_quit, 1);
+	pthread_join(watch_thread, NULL);
+	watch_running = 0;
+}
+
+void tracer_blockwatch_set(pid_t tid)
+{
+	atomic_store(&watched_tid, tid);
+	atomic_fetch_add(&watched_gen, 1);
+}

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Launching a guest (DESIGN.md "Launch").
+ *
+ * With namespaces the process tree is
+ *
+ *   hermit (tracer) -> setup -> init (pid 1) -> guest (pid 2) -> ...
+ *
+ * "setup" unshares a user namespace, waits for the tracer to write its
+ * uid and gid maps (writing a full map needs CAP_SETUID in the parent
+ * namespace, which only the tracer may have), then unshares the pid, mount,
+ * ipc, uts and network namespaces and forks "init". Init mounts /proc for
+ * the new pid namespace, brings loopback up, forks the guest and reaps
+ * orphans. The guest is not pid 1 because pid 1 ignores signals it has no
+ * handler for (kill -9 $$ must kill a shell) and must reap orphans.
+ *
+ * Setup is seized before it forks, with PTRACE_O_TRACEFORK and friends, so
+ * init and the guest are traced from their first instruction. The guest
+ * sets ADDR_NO_RANDOMIZE, PR_TSC_SIGSEGV and no_new_privs, loads the
+ * seccomp filter (libseccomp) and execs; only trapped syscalls stop.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "tracer.h"
+
+#define PTRACE_OPTIONS                                                         \
+	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
+	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORKDONE |  \
+	 PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+
+/* Write all of BUF, for the few bytes the launch protocol sends. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_byte(int fd)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? c : -1;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Map ids into the new user namespace: root maps every id to itself, so
+ * file owners look as they do outside; anyone else maps only their own.
+ */
+static int write_id_maps(pid_t pid)
+{
+	char path[64], map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int err;
+
+	if (uid == 0) {
+		snprintf(map, sizeof(map), "0 0 4294967295\n");
+	} else {
+		snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	err = write_file(path, map);
+	if (err)
+		return err;
+	if (uid != 0) {
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+		write_file(path, "deny\n");
+		snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	return write_file(path, map);
+}
+
+static void child_die(const char *what, int err, int status)
+	__attribute__((noreturn));
+static void child_die(const char *what, int err, int status)
+{
+	hm_error("%s: %s", what, hm_strerror(err));
+	_exit(status);
+}
+
+/* Exec ARGV[0] the way execvp does, and report failure as DESIGN.md says:
+ * 127 when the program is not found, 126 when it cannot be executed. */
+static void exec_guest(const struct tracer_launch *l) __attribute__((noreturn));
+static void exec_guest(const struct tracer_launch *l)
+{
+	const char *prog = l->argv[0];
+	const char *path;
+	int saw_eacces = 0, err = ENOENT;
+	char full[4096];
+
+	if (strchr(prog, '/')) {
+		execve(prog, l->argv, l->envp);
+		err = errno;
+	} else {
+		path = getenv("PATH");
+		if (!path || !*path)
+			path = "/usr/local/bin:/usr/bin:/bin";
+		while (*path) {
+			const char *colon = strchr(path, ':');
+			size_t dirlen = colon ? (size_t)(colon - path) : strlen(path);
+
+			if (dirlen == 0)
+				snprintf(full, sizeof(full), "%s", prog);
+			else
+				snprintf(full, sizeof(full), "%.*s/%s", (int)dirlen, path, prog);
+			execve(full, l->argv, l->envp);
+			if (errno == EACCES)
+				saw_eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				break;
+			path += dirlen + (colon ? 1 : 0);
+			if (!colon)
+				break;
+		}
+		err = saw_eacces && (errno == ENOENT || errno == ENOTDIR) ? EACCES : errno;
+	}
+	if (err == ENOENT || err == ENOTDIR) {
+		hm_error("cannot run '%s': no such file or directory", prog);
+		_exit(HM_EXIT_NOTFOUND);
+	}
+	hm_error("cannot execute '%s': %s", prog, hm_strerror(err));
+	_exit(HM_EXIT_NOEXEC);
+}
+
+/* The guest's last steps before exec: they hold for every descendant. */
+static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
+	__attribute__((noreturn));
+static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
+{
+	int err;
+
+	/* hermit ignores SIGPIPE; the guest must start with the default. */
+	signal(SIGPIPE, SIG_DFL);
+	if (personality(ADDR_NO_RANDOMIZE) < 0)
+		child_die("cannot disable address randomization", errno, HM_EXIT_INTERNAL);
+	if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) < 0)
+		child_die("cannot make rdtsc trap (PR_SET_TSC)", errno, HM_EXIT_INTERNAL);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_die("cannot set no_new_privs", errno, HM_EXIT_INTERNAL);
+	err = seccomp_load(filter);
+	if (err)
+		child_die("cannot load the seccomp filter", err, HM_EXIT_INTERNAL);
+	exec_guest(l);
+}
+
+static void loopback_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+			hm_warn("cannot bring loopback up: %s", hm_strerror(errno));
+	}
+	close(fd);
+}
+
+/* Pid 1 of the new pid namespace. */
+static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
+	__attribute__((noreturn));
+static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
+{
+	pid_t guest;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_die("cannot make the mount namespace private", errno, HM_EXIT_INTERNAL);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		hm_warn("cannot mount /proc for the guest: %s", hm_strerror(errno));
+	if (!l->network_host)
+		loopback_up();
+	sethostname("hermit", 6);
+	setdomainname("(none)", 6);
+	guest = fork();
+	if (guest < 0)
+		child_die("cannot fork the guest", errno, HM_EXIT_INTERNAL);
+	if (guest == 0)
+		become_guest(l, filter);
+	/* Reap whatever is orphaned to us; the tracer ends us. */
+	for (;;) {
+		if (wait(NULL) < 0 && errno == ECHILD)
+			pause();
+	}
+}
+
+static void run_setup(const struct tracer_launch *l, scmp_filter_ctx filter, int to_tracer,
+		      int from_tracer) __attribute__((noreturn));
+static void run_setup(const struct tracer_launch *l, scmp_filter_ctx filter, int to_tracer,
+		      int from_tracer)
+{
+	int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
+	int status;
+	pid_t init;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (unshare(CLONE_NEWUSER) < 0)
+		child_die("cannot create a user namespace (try --no-namespace)", errno,
+			  HM_EXIT_INTERNAL);
+	if (write_all(to_tracer, "u", 1) < 0 || read_byte(from_tracer) != 'g')
+		_exit(HM_EXIT_INTERNAL);
+	close(to_tracer);
+	close(from_tracer);
+	if (!l->network_host)
+		flags |= CLONE_NEWNET;
+	if (unshare(flags) < 0)
+		child_die("cannot create namespaces (try --no-namespace)", errno,
+			  HM_EXIT_INTERNAL);
+	init = fork();
+	if (init < 0)
+		child_die("cannot fork init", errno, HM_EXIT_INTERNAL);
+	if (init == 0)
+		run_init(l, filter);
+	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+static scmp_filter_ctx build_filter(const struct tracer_launch *l)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	if (!ctx)
+		return NULL;
+	for (size_t i = 0; i < l->ntraps; i++) {
+		const struct tracer_trap *t = &l->traps[i];
+		int err;
+
+		if (t->fd_min > 0)
+			err = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), t->nr, 1,
+					       SCMP_A0(SCMP_CMP_GE, (scmp_datum_t)t->fd_min));
+		else
+			err = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), t->nr, 0);
+		if (err) {
+			hm_error("cannot add syscall %d to the seccomp filter: %s", t->nr,
+				 hm_strerror(err));
+			seccomp_release(ctx);
+			return NULL;
+		}
+	}
+	return ctx;
+}
+
+static int seize(pid_t pid)
+{
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_OPTIONS) < 0) {
+		int err = -errno;
+
+		hm_error("cannot trace process %d: %s", pid, hm_strerror(err));
+		return err;
+	}
+	return 0;
+}
+
+static int launch_plain(const struct tracer_launch *l, scmp_filter_ctx filter,
+			struct tracer_guest *guest)
+{
+	int go[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		if (read_byte(go[0]) != 'g')
+			_exit(HM_EXIT_INTERNAL);
+		become_guest(l, filter);
+	}
+	close(go[0]);
+	guest->main = pid;
+	if (seize(pid) < 0) {
+		kill(pid, SIGKILL);
+		close(go[1]);
+		return -EPERM;
+	}
+	write_all(go[1], "g", 1);
+	close(go[1]);
+	return 0;
+}
+
+static int launch_namespaced(const struct tracer_launch *l, scmp_filter_ctx filter,
+			     struct tracer_guest *guest)
+{
+	int up[2], down[2], err;
+	pid_t pid;
+
+	if (pipe2(up, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(down, O_CLOEXEC) < 0) {
+		err = -errno;
+		close(up[0]);
+		close(up[1]);
+		return err;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		run_setup(l, filter, up[1], down[0]);
+	}
+	close(up[1]);
+	up[1] = -1;
+	close(down[0]);
+	down[0] = -1;
+	if (read_byte(up[0]) != 'u') {
+		int status;
+
+		/* setup printed why it could not go on */
+		waitpid(pid, &status, 0);
+		err = -EPERM;
+		goto out;
+	}
+	err = write_id_maps(pid);
+	if (err) {
+		hm_error("cannot write the user namespace id maps: %s", hm_strerror(err));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	err = seize(pid);
+	if (err) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	guest->system[0] = pid;
+	write_all(down[1], "g", 1);
+	err = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (up[i] >= 0)
+			close(up[i]);
+		if (down[i] >= 0)
+			close(down[i]);
+	}
+	return err;
+}
+
+int tracer_launch(const struct tracer_launch *l, struct tracer_guest *guest)
+{
+	scmp_filter_ctx filter;
+	int err;
+
+	memset(guest, 0, sizeof(*guest));
+	filter = build_filter(l);
+	if (!filter)
+		return -EINVAL;
+	/* Orphans of the guest come back to us (no namespaces) and stay traced. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	fflush(NULL);
+	if (l->namespaces)
+		err = launch_namespaced(l, filter, guest);
+	else
+		err = launch_plain(l, filter, guest);
+	seccomp_release(filter);
+	return err;
+}

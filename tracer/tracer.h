@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tracer: the mechanism under Hermit. Launching a guest (namespaces,
+ * personality, seccomp filter), ptrace stops and how to resume them,
+ * registers and memory, syscall injection, vDSO patching, TSC emulation
+ * and the watch that notices a running task has blocked in the kernel.
+ * It decides nothing: recorder/ says which syscalls to trap and what to do.
+ */
+#ifndef HERMIT_TRACER_H
+#define HERMIT_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/* ---- launch.c ---- */
+
+/* A syscall the seccomp filter sends to the tracer. */
+struct tracer_trap {
+	int nr;		 /* syscall number (x86-64) */
+	int fd_min;	 /* > 0: trap only when argument 0 >= fd_min */
+};
+
+struct tracer_launch {
+	char *const *argv;		/* guest argv; argv[0] is looked up in PATH */
+	char *const *envp;		/* guest environment */
+	int namespaces;			/* new user, pid, mount, ipc, uts (and net) namespaces */
+	int network_host;		/* keep the host's network namespace */
+	const struct tracer_trap *traps; /* syscalls to stop on */
+	size_t ntraps;
+};
+
+struct tracer_guest {
+	pid_t system[2];	/* helper processes outside the guest (namespace setup, init); 0 if none */
+	pid_t main;		/* the guest's first process, host pid; known once it is born */
+};
+
+/*
+ * Start the guest. Every process is seized with PTRACE_O_EXITKILL, so a
+ * dying tracer takes the guest with it. The guest's first process reports
+ * itself as a new task whose parent is a system process (or directly when
+ * there are no namespaces: then guest->main is set here). Before its exec it
+ * prints hermit's one-line message and exits 127 (not found) or 126 (cannot
+ * execute). 0 or -errno, with a message printed.
+ */
+int tracer_launch(const struct tracer_launch *l, struct tracer_guest *guest);
+
+/* ---- stop.c ---- */
+
+enum tracer_stop_kind {
+	TRACER_EXITED,		/* status = exit code */
+	TRACER_KILLED,		/* sig = terminating signal */
+	TRACER_SECCOMP,		/* syscall-entry stop from SECCOMP_RET_TRACE */
+	TRACER_SYSCALL_EXIT,	/* syscall-exit stop after PTRACE_SYSCALL */
+	TRACER_SYSCALL_ENTRY,	/* syscall-entry stop after PTRACE_SYSCALL (injection) */
+	TRACER_SIGNAL,		/* signal-delivery stop, sig */
+	TRACER_GROUP_STOP,	/* group stop by sig (PTRACE_EVENT_STOP with a stop signal) */
+	TRACER_EVENT_STOP,	/* PTRACE_EVENT_STOP: new task or PTRACE_INTERRUPT */
+	TRACER_FORK,		/* fork, vfork or clone: msg = new tid */
+	TRACER_VFORK,
+	TRACER_CLONE,
+	TRACER_VFORK_DONE,
+	TRACER_EXEC,		/* msg = former tid */
+	TRACER_EXIT,		/* PTRACE_EVENT_EXIT: msg = wait status */
+};
+
+struct tracer_stop {
+	pid_t tid;
+	enum tracer_stop_kind kind;
+	int status;		/* exit code for TRACER_EXITED */
+	int sig;		/* signal for SIGNAL, GROUP_STOP, KILLED */
+	unsigned long msg;	/* PTRACE_GETEVENTMSG */
+};
+
+/* Wait for the next stop of any tracee. 0, -EINTR when interrupted by a
+ * signal to the tracer, -ECHILD when no tracee is left, or -errno. */
+int tracer_wait(struct tracer_stop *s);
+/* Non-blocking variant: -EAGAIN when nothing is pending. */
+int tracer_poll(struct tracer_stop *s);
+/* Wait for a stop of TID only (other tasks' stops stay queued). */
+int tracer_wait_tid(pid_t tid, struct tracer_stop *s);
+const char *tracer_stop_name(enum tracer_stop_kind kind);
+
+/* Resume; 0, -ESRCH if the task died under us, or -errno. */
+int tracer_cont(pid_t tid, int sig);
+int tracer_syscall(pid_t tid, int sig);
+int tracer_interrupt(pid_t tid);
+
+/* ---- mem.c: registers and memory ---- */
+
+int tracer_get_regs(pid_t tid, struct user_regs_struct *regs);
+int tracer_set_regs(pid_t tid, const struct user_regs_struct *regs);
+/* Read LEN bytes at ADDR; process_vm_readv first, /proc/pid/mem after. */
+int tracer_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* Read a NUL-terminated string of at most SIZE-1 bytes. */
+int tracer_read_str(pid_t tid, uint64_t addr, char *buf, size_t size);
+/* Write into the tracee as it may (fails with -EFAULT on read-only pages). */
+int tracer_write_mem(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* Write through /proc/pid/mem, which may write read-only pages (COW). */
+int tracer_poke_mem(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* Value of auxv entry TYPE of process TID; 0 or -ENOENT. */
+int tracer_auxv(pid_t tid, unsigned long type, uint64_t *value);
+
+/* ---- inject.c ---- */
+
+/*
+ * Run syscall NR with ARGS in TID, which must be in a syscall-exit stop (or
+ * a seccomp stop whose syscall was skipped) and is left in the same place
+ * with its registers as before. Signals that arrive meanwhile are queued
+ * again with tgkill. The syscall's result (-errno on failure) goes to *ret.
+ */
+int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret);
+
+/* ---- vdso.c ---- */
+
+/*
+ * Replace the vDSO time functions (clock_gettime, gettimeofday, time,
+ * clock_getres, getcpu) of process TID, just after exec, with stubs that
+ * make the real syscall, so that the seccomp filter sees them. 0 or -errno.
+ */
+int tracer_patch_vdso(pid_t tid);
+
+/* ---- tsc.c ---- */
+
+/* With PR_TSC_SIGSEGV set, rdtsc and rdtscp fault. If TID's SIGSEGV comes
+ * from one, set its result from TSC (and TSC_AUX for rdtscp) and step over
+ * it: returns 1. 0 when the fault is something else. */
+int tracer_emulate_tsc(pid_t tid, uint64_t tsc, uint32_t tsc_aux);
+
+/* ---- blockwatch.c ---- */
+
+/*
+ * A watcher thread that notices the task being run has gone to sleep in a
+ * syscall (it can only be waiting for a task that is not running, or for
+ * the outside world) and interrupts the tracer's wait with SIGUSR1 so it
+ * can park it. tracer_blockwatch_set(tid) names the running task (0: none).
+ */
+int tracer_blockwatch_start(void);
+void tracer_blockwatch_stop(void);
+void tracer_blockwatch_set(pid_t tid);
+/* Whether TID sleeps inside a syscall now ('S' in /proc/TID/stat); the
+ * syscall number goes to *nr when not NULL. */
+int tracer_task_blocked(pid_t tid, long *nr);
+/* Bytes TID has read and written (rchar + wchar of /proc/TID/io). */
+uint64_t tracer_task_io(pid_t tid);
+
+#endif /* HERMIT_TRACER_H */
