@@ -21,5 +21,13 @@ AC_DEFUN([HM_DEPENDENCIES], [
   DWARF_CFLAGS="-I/usr/include/libdwarf"
   AC_SUBST([DWARF_CFLAGS])
   AC_SUBST([DWARF_LIBS])
+  dnl Zydis decodes x86 for the instruction map: a maintained decoder beats
+  dnl a hand-written opcode table. Debian 12's libzydis-dev ships no .pc.
+  AC_CHECK_HEADER([Zydis/Zydis.h], [],
+    [AC_MSG_ERROR([Zydis.h not found: install the Debian package libzydis-dev])])
+  AC_CHECK_LIB([Zydis], [ZydisDecoderInit], [ZYDIS_LIBS="-lZydis"],
+    [AC_MSG_ERROR([libZydis not found: install the Debian package libzydis-dev])])
+  AC_SUBST([ZYDIS_CFLAGS])
+  AC_SUBST([ZYDIS_LIBS])
   AC_CHECK_LIB([pthread], [pthread_create], [], [AC_MSG_ERROR([libpthread not found])])
 ])

@@ -284,6 +284,8 @@ static void on_exec(struct rec *r, struct task *t)
 
 	if (err)
 		hm_warn("time calls of task %d bypass the virtual clock", t->index);
+	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)
+		hm_warn("cannot patch the rdtsc instructions of task %d", t->index);
 	if (rec_fill_at_random(r, t->tid) < 0)
 		hm_warn("cannot set AT_RANDOM of task %d", t->index);
 	if (t->vfork_parent) {
@@ -422,8 +424,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		on_syscall_exit(r, t);
 		break;
 	case TRACER_SIGNAL:
-		if (s->sig == SIGSEGV &&
-		    tracer_emulate_tsc(t->tid, rec_clock_tsc(&r->clock), 0) == 1) {
+		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) &&
+		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
 			rec_clock_advance(&r->clock, REC_TSC_NS);
 			resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
@@ -550,6 +552,9 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		r.running = t;
 		t->state = TASK_RUNNING;
 	}
+	if (!tracer_tsc_traps())
+		hm_info("rdtsc does not trap on this host (PR_SET_TSC has no effect): the "
+			"rdtsc and rdtscp instructions of each executable are patched instead");
 	err = tracer_blockwatch_start();
 	if (err) {
 		hm_error("cannot start the block watch thread: %s", hm_strerror(err));
@@ -581,6 +586,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	}
 	tracer_blockwatch_stop();
 	end_system_tasks(&r);
+	tracer_tsc_free();
 	while (r.ntasks)
 		remove_task(&r, r.tasks[0]);
 	free(r.tasks);

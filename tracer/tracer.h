@@ -123,10 +123,18 @@ int tracer_patch_vdso(pid_t tid);
 
 /* ---- tsc.c ---- */
 
-/* With PR_TSC_SIGSEGV set, rdtsc and rdtscp fault. If TID's SIGSEGV comes
- * from one, set its result from TSC (and TSC_AUX for rdtscp) and step over
- * it: returns 1. 0 when the fault is something else. */
-int tracer_emulate_tsc(pid_t tid, uint64_t tsc, uint32_t tsc_aux);
+/* Whether rdtsc faults under PR_TSC_SIGSEGV on this host (probed once). */
+int tracer_tsc_traps(void);
+/* Where it does not: overwrite the rdtsc and rdtscp instructions of TID's
+ * executable, just after exec, with int3 so they stop. 0 or -errno. */
+int tracer_patch_tsc(pid_t tid);
+/* If TID's signal SIG (SIGSEGV from a trapping rdtsc, SIGTRAP from a
+ * patched site) comes from rdtsc or rdtscp, set its result from TSC (and
+ * TSC_AUX for rdtscp) and step over it: returns 1. 0 when it is something
+ * else and the signal is the guest's. */
+int tracer_emulate_tsc(pid_t tid, int sig, uint64_t tsc, uint32_t tsc_aux);
+/* Forget the patched sites (end of run). */
+void tracer_tsc_free(void);
 
 /* ---- blockwatch.c ---- */
 

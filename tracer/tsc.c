@@ -1,38 +1,233 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rdtsc and rdtscp emulation. With prctl(PR_SET_TSC, PR_TSC_SIGSEGV) both
- * instructions raise a general protection fault, delivered as SIGSEGV
- * (si_code SI_KERNEL) with rip on the instruction (arch/x86/kernel/traps.c).
- * The tracer sees the signal-delivery stop, writes edx:eax (and ecx for
- * rdtscp), moves rip past the instruction and suppresses the signal.
+ * rdtsc and rdtscp emulation, two ways.
+ *
+ * Where the CPU honours CR4.TSD, prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes
+ * both instructions raise a general protection fault, delivered as
+ * SIGSEGV with rip on the instruction (arch/x86/kernel/traps.c). Some
+ * hypervisors ignore the guest's CR4.TSD (seen: PVM under Firecracker),
+ * and rdtsc then runs unhindered; tracer_tsc_traps() probes for that once.
+ * There, the rdtsc and rdtscp instructions of each new program image are
+ * found with the instruction map (dwarf/) and overwritten with int3 and
+ * nops; the SIGTRAP that follows names the site.
+ *
+ * Either way the tracer writes edx:eax (and ecx for rdtscp), moves rip
+ * past the instruction and suppresses the signal.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <x86intrin.h>
 
+#include "common/common.h"
+#include "dwarf/dwarf.h"
 #include "tracer.h"
 
-int tracer_emulate_tsc(pid_t tid, uint64_t tsc, uint32_t tsc_aux)
+/* A patched site: the run-time address of an int3 that was an rdtsc(p). */
+struct site {
+	uint64_t addr;
+	unsigned length;
+};
+
+/* Sites of one executable file, by link-time address, kept for the run. */
+struct image {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	struct site *sites;
+	size_t nsites;
+	struct image *next;
+};
+
+static struct image *images;
+static struct site *patched; /* run-time addresses, unsorted */
+static size_t npatched, cap_patched;
+
+int tracer_tsc_traps(void)
+{
+	static int answer = -1;
+	pid_t pid;
+	int status;
+
+	if (answer >= 0)
+		return answer;
+	pid = fork();
+	if (pid < 0)
+		return answer = 0;
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) < 0)
+			_exit(2);
+		(void)__rdtsc();
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	answer = WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+	return answer;
+}
+
+static int add_site(const struct dw_insn *insn, void *arg)
+{
+	struct image *img = arg;
+
+	if (insn->kind != DW_INSN_RDTSC && insn->kind != DW_INSN_RDTSCP)
+		return 0;
+	img->sites = xrealloc(img->sites, (img->nsites + 1) * sizeof(*img->sites));
+	img->sites[img->nsites].addr = insn->vaddr;
+	img->sites[img->nsites].length = insn->length;
+	img->nsites++;
+	return 0;
+}
+
+static struct image *image_for(const char *path, const struct stat *st)
+{
+	struct image *img;
+	int n;
+
+	for (img = images; img; img = img->next) {
+		if (img->dev == st->st_dev && img->ino == st->st_ino &&
+		    img->mtime.tv_sec == st->st_mtim.tv_sec &&
+		    img->mtime.tv_nsec == st->st_mtim.tv_nsec)
+			return img;
+	}
+	img = xcalloc(1, sizeof(*img));
+	img->dev = st->st_dev;
+	img->ino = st->st_ino;
+	img->mtime = st->st_mtim;
+	n = dw_insn_scan(path, add_site, img);
+	if (n < 0)
+		hm_debug("cannot decode '%s': %s", path, hm_strerror(n));
+	img->next = images;
+	images = img;
+	return img;
+}
+
+/* Start of the first mapping of inode INO at file offset 0. */
+static int image_start(pid_t tid, ino_t ino, uint64_t *start)
+{
+	char path[64], line[512];
+	FILE *f;
+	int err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, inode;
+		char perms[8], dev[16];
+
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu", &lo, &hi, perms, &off, dev,
+			   &inode) == 6 &&
+		    inode == ino && off == 0) {
+			*start = lo;
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+int tracer_patch_tsc(pid_t tid)
+{
+	char exe[64];
+	struct stat st;
+	struct image *img;
+	uint64_t start = 0, vaddr = 0, bias = 0;
+	int pie, err;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", tid);
+	if (stat(exe, &st) < 0)
+		return -errno;
+	img = image_for(exe, &st);
+	if (img->nsites == 0)
+		return 0;
+	err = dw_elf_load_base(exe, &vaddr, &pie);
+	if (err)
+		return err;
+	if (pie) {
+		err = image_start(tid, st.st_ino, &start);
+		if (err)
+			return err;
+		bias = start - vaddr;
+	}
+	for (size_t i = 0; i < img->nsites; i++) {
+		unsigned char trap[3] = { 0xcc, 0x90, 0x90 };
+		uint64_t addr = img->sites[i].addr + bias;
+
+		err = tracer_poke_mem(tid, addr, trap, img->sites[i].length);
+		if (err)
+			return err;
+		if (npatched == cap_patched) {
+			cap_patched = cap_patched ? cap_patched * 2 : 16;
+			patched = xrealloc(patched, cap_patched * sizeof(*patched));
+		}
+		patched[npatched].addr = addr;
+		patched[npatched].length = img->sites[i].length;
+		npatched++;
+	}
+	hm_debug("process %d: %zu rdtsc sites patched", tid, img->nsites);
+	return 0;
+}
+
+static int set_result(pid_t tid, struct user_regs_struct *regs, uint64_t rip, unsigned len,
+		      uint64_t tsc, uint32_t tsc_aux)
+{
+	if (len == 3)
+		regs->rcx = tsc_aux;
+	regs->rax = tsc & 0xffffffffu;
+	regs->rdx = tsc >> 32;
+	regs->rip = rip + len;
+	return tracer_set_regs(tid, regs) == 0 ? 1 : 0;
+}
+
+int tracer_emulate_tsc(pid_t tid, int sig, uint64_t tsc, uint32_t tsc_aux)
 {
 	struct user_regs_struct regs;
 	unsigned char insn[3];
-	size_t len;
 
 	if (tracer_get_regs(tid, &regs) < 0)
 		return 0;
-	if (tracer_read_mem(tid, regs.rip, insn, sizeof(insn)) < 0)
-		return 0;
-	if (insn[0] == 0x0f && insn[1] == 0x31) {
-		len = 2;
-	} else if (insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9) {
-		len = 3;
-		regs.rcx = tsc_aux;
-	} else {
+	if (sig == SIGTRAP) {
+		/* int3 leaves rip after itself. */
+		for (size_t i = 0; i < npatched; i++) {
+			if (patched[i].addr == regs.rip - 1 &&
+			    tracer_read_mem(tid, regs.rip - 1, insn, 2) == 0 && insn[0] == 0xcc &&
+			    insn[1] == 0x90)
+				return set_result(tid, &regs, regs.rip - 1, patched[i].length, tsc,
+						  tsc_aux);
+		}
 		return 0;
 	}
-	regs.rax = tsc & 0xffffffffu;
-	regs.rdx = tsc >> 32;
-	regs.rip += len;
-	return tracer_set_regs(tid, &regs) == 0 ? 1 : 0;
+	if (sig != SIGSEGV || tracer_read_mem(tid, regs.rip, insn, sizeof(insn)) < 0)
+		return 0;
+	if (insn[0] == 0x0f && insn[1] == 0x31)
+		return set_result(tid, &regs, regs.rip, 2, tsc, tsc_aux);
+	if (insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9)
+		return set_result(tid, &regs, regs.rip, 3, tsc, tsc_aux);
+	return 0;
+}
+
+void tracer_tsc_free(void)
+{
+	while (images) {
+		struct image *next = images->next;
+
+		free(images->sites);
+		free(images);
+		images = next;
+	}
+	free(patched);
+	patched = NULL;
+	npatched = cap_patched = 0;
 }

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dwarf: what Hermit knows about the guest's files. For now the
+ * instruction map: the nondeterministic instructions (rdtsc, rdtscp,
+ * rdrand, rdseed, rdpid, cpuid) in an ELF file's executable sections,
+ * found by decoding them with Zydis.
+ */
+#ifndef HERMIT_DWARF_H
+#define HERMIT_DWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum dw_insn_kind {
+	DW_INSN_RDTSC,
+	DW_INSN_RDTSCP,
+	DW_INSN_RDRAND,
+	DW_INSN_RDSEED,
+	DW_INSN_RDPID,
+	DW_INSN_CPUID,
+};
+
+struct dw_insn {
+	uint64_t vaddr;		/* link-time virtual address */
+	unsigned length;	/* bytes */
+	enum dw_insn_kind kind;
+};
+
+const char *dw_insn_kind_name(enum dw_insn_kind kind);
+
+/*
+ * Decode every executable section of the ELF file at PATH (a linear sweep,
+ * which is exact for compiler output: x86-64 toolchains put no data in
+ * .text) and call CB for each nondeterministic instruction. Returns the
+ * number found, or -errno (-ENOEXEC when PATH is not a 64-bit x86 ELF).
+ */
+int dw_insn_scan(const char *path, int (*cb)(const struct dw_insn *insn, void *arg), void *arg);
+
+/* Decode BUF (LEN bytes at VADDR) the same way; for tests and callers that
+ * already hold the bytes. */
+int dw_insn_scan_buf(const unsigned char *buf, size_t len, uint64_t vaddr,
+		     int (*cb)(const struct dw_insn *insn, void *arg), void *arg);
+
+/*
+ * The link-time address of the ELF file's first loadable segment and
+ * whether the file is position independent (ET_DYN), to turn link-time
+ * addresses into run-time ones. 0 or -errno.
+ */
+int dw_elf_load_base(const char *path, uint64_t *vaddr, int *pie);
+
+#endif /* HERMIT_DWARF_H */
