@@ -69,6 +69,7 @@ struct rec {
 	uint64_t events;
 	uint64_t digest;
 	int urandom_warned;
+	int vdso_warned;
 };
 
 enum rec_action {
@@ -87,6 +88,11 @@ struct rec_syscall {
 	rec_enter_fn enter;	/* NULL: REC_EXIT_STOP */
 	rec_exit_fn exit;
 };
+
+/* syscalls.c: answer an emulated call by writing N bytes at ADDR in the
+ * guest; the result is OK, or -EFAULT when ADDR is not writable. */
+enum rec_action rec_reply_mem(struct task *t, struct rec_call *c, uint64_t addr, const void *p,
+			      size_t n, long ok);
 
 /* sys_time.c */
 enum rec_action rec_sys_clock_gettime(struct rec *r, struct task *t, struct rec_call *c);

@@ -282,8 +282,11 @@ static void on_exec(struct rec *r, struct task *t)
 {
 	int err = tracer_patch_vdso(t->tid);
 
-	if (err)
-		hm_warn("time calls of task %d bypass the virtual clock", t->index);
+	if (err && !r->vdso_warned) {
+		hm_warn("cannot patch the vDSO of task %d (%s): its time calls bypass the virtual "
+			"clock", t->index, hm_strerror(err));
+		r->vdso_warned = 1;
+	}
 	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)
 		hm_warn("cannot patch the rdtsc instructions of task %d", t->index);
 	if (rec_fill_at_random(r, t->tid) < 0)
@@ -426,6 +429,9 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 	case TRACER_SIGNAL:
 		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) &&
 		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
+			struct rec_call tsc = { .nr = -1, .ret = (long)rec_clock_tsc(&r->clock) };
+
+			digest_event(r, t, &tsc, 3);
 			rec_clock_advance(&r->clock, REC_TSC_NS);
 			resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
@@ -483,20 +489,28 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 static void end_system_tasks(struct rec *r)
 {
 	struct tracer_stop s;
+	int err;
 
 	for (int i = 1; i >= 0; i--) {
 		if (r->guest.system[i] > 0)
 			kill(r->guest.system[i], SIGKILL);
 	}
-	while (tracer_wait(&s) == 0 || errno == EINTR) {
-		struct task *t = find_task(r, s.tid);
+	/* Reap everything that is left; init's death ends its namespace. */
+	while (r->ntasks) {
+		struct task *t;
 
-		if (t && (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED))
-			remove_task(r, t);
-		else if (s.kind != TRACER_EXITED && s.kind != TRACER_KILLED)
-			tracer_cont(s.tid, 0);
-		if (r->ntasks == 0)
+		err = tracer_wait(&s);
+		if (err == -EINTR)
+			continue;
+		if (err)
 			break;
+		t = find_task(r, s.tid);
+		if (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED) {
+			if (t)
+				remove_task(r, t);
+		} else {
+			tracer_cont(s.tid, 0);
+		}
 	}
 }
 

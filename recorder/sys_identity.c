@@ -17,13 +17,6 @@
 
 #define VIRTUAL_CPUS 4
 
-static enum rec_action put(struct task *t, struct rec_call *c, uint64_t addr, const void *p,
-			   size_t n, long ok)
-{
-	c->ret = tracer_write_mem(t->tid, addr, p, n) < 0 ? -EFAULT : ok;
-	return REC_EMULATED;
-}
-
 enum rec_action rec_sys_uname(struct rec *r, struct task *t, struct rec_call *c)
 {
 	struct utsname u;
@@ -36,7 +29,7 @@ enum rec_action rec_sys_uname(struct rec *r, struct task *t, struct rec_call *c)
 	strcpy(u.version, "#1 SMP PREEMPT_DYNAMIC Thu Jan  1 00:00:00 UTC 1970");
 	strcpy(u.machine, "x86_64");
 	strcpy(u.domainname, "(none)");
-	return put(t, c, c->args[0], &u, sizeof(u), 0);
+	return rec_reply_mem(t, c, c->args[0], &u, sizeof(u), 0);
 }
 
 enum rec_action rec_sys_sysinfo(struct rec *r, struct task *t, struct rec_call *c)
@@ -52,7 +45,7 @@ enum rec_action rec_sys_sysinfo(struct rec *r, struct task *t, struct rec_call *
 	si.freeram = 4ULL << 30;
 	si.procs = (unsigned short)procs;
 	si.mem_unit = 1;
-	return put(t, c, c->args[0], &si, sizeof(si), 0);
+	return rec_reply_mem(t, c, c->args[0], &si, sizeof(si), 0);
 }
 
 /* The kernel returns the size of its cpumask, rounded up to a long
@@ -67,7 +60,7 @@ enum rec_action rec_sys_sched_getaffinity(struct rec *r, struct task *t, struct 
 		c->ret = -EINVAL;
 		return REC_EMULATED;
 	}
-	return put(t, c, c->args[2], &mask, sizeof(mask), sizeof(mask));
+	return rec_reply_mem(t, c, c->args[2], &mask, sizeof(mask), sizeof(mask));
 }
 
 enum rec_action rec_sys_sched_setaffinity(struct rec *r, struct task *t, struct rec_call *c)

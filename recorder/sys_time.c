@@ -16,13 +16,6 @@
 #include "common/common.h"
 #include "internal.h"
 
-static enum rec_action put(struct task *t, struct rec_call *c, uint64_t addr, const void *p,
-			   size_t n, long ok)
-{
-	c->ret = tracer_write_mem(t->tid, addr, p, n) < 0 ? -EFAULT : ok;
-	return REC_EMULATED;
-}
-
 static struct timespec to_ts(int64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / HM_NS_PER_SEC), (long)(ns % HM_NS_PER_SEC) };
@@ -40,7 +33,7 @@ enum rec_action rec_sys_clock_gettime(struct rec *r, struct task *t, struct rec_
 		return REC_EMULATED;
 	}
 	ts = to_ts(ns);
-	return put(t, c, c->args[1], &ts, sizeof(ts), 0);
+	return rec_reply_mem(t, c, c->args[1], &ts, sizeof(ts), 0);
 }
 
 enum rec_action rec_sys_clock_getres(struct rec *r, struct task *t, struct rec_call *c)
@@ -56,7 +49,7 @@ enum rec_action rec_sys_clock_getres(struct rec *r, struct task *t, struct rec_c
 		c->ret = 0;
 		return REC_EMULATED;
 	}
-	return put(t, c, c->args[1], &ts, sizeof(ts), 0);
+	return rec_reply_mem(t, c, c->args[1], &ts, sizeof(ts), 0);
 }
 
 enum rec_action rec_sys_gettimeofday(struct rec *r, struct task *t, struct rec_call *c)
@@ -78,7 +71,7 @@ enum rec_action rec_sys_time(struct rec *r, struct task *t, struct rec_call *c)
 	int64_t secs = (r->clock.epoch_ns + r->clock.now_ns) / HM_NS_PER_SEC;
 
 	if (c->args[0])
-		return put(t, c, c->args[0], &secs, sizeof(secs), (long)secs);
+		return rec_reply_mem(t, c, c->args[0], &secs, sizeof(secs), (long)secs);
 	c->ret = (long)secs;
 	return REC_EMULATED;
 }
@@ -133,7 +126,7 @@ enum rec_action rec_sys_times(struct rec *r, struct task *t, struct rec_call *c)
 	long ticks = (long)((REC_BOOT_NS + r->clock.now_ns) / tick);
 
 	if (c->args[0])
-		return put(t, c, c->args[0], &tms, sizeof(tms), ticks);
+		return rec_reply_mem(t, c, c->args[0], &tms, sizeof(tms), ticks);
 	c->ret = ticks;
 	return REC_EMULATED;
 }
@@ -151,5 +144,5 @@ enum rec_action rec_sys_getrusage(struct rec *r, struct task *t, struct rec_call
 		ru.ru_utime.tv_sec = (time_t)(r->clock.now_ns / HM_NS_PER_SEC);
 		ru.ru_utime.tv_usec = (suseconds_t)(r->clock.now_ns % HM_NS_PER_SEC / 1000);
 	}
-	return put(t, c, c->args[1], &ru, sizeof(ru), 0);
+	return rec_reply_mem(t, c, c->args[1], &ru, sizeof(ru), 0);
 }

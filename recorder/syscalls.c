@@ -16,6 +16,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 
@@ -88,4 +89,11 @@ const char *rec_syscall_name(const struct rec_syscall *row)
 int rec_syscall_fd_min(const struct rec_syscall *row)
 {
 	return row->fd_min;
+}
+
+enum rec_action rec_reply_mem(struct task *t, struct rec_call *c, uint64_t addr, const void *p,
+			      size_t n, long ok)
+{
+	c->ret = tracer_write_mem(t->tid, addr, p, n) < 0 ? -EFAULT : ok;
+	return REC_EMULATED;
 }

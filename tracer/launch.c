@@ -216,7 +216,7 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 {
 	pid_t guest;
 
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		child_die("cannot make the mount namespace private", errno, HM_EXIT_INTERNAL);
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		hm_warn("cannot mount /proc for the guest: %s", hm_strerror(errno));

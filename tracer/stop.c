@@ -115,7 +115,9 @@ static void decode(pid_t tid, int status, struct tracer_stop *s)
 		return;
 	}
 	s->sig = 0;
-	ptrace(PTRACE_GETEVENTMSG, tid, 0, &s->msg);
+	/* The seccomp message is our filter's constant 0: skip the syscall. */
+	if (s->kind != TRACER_SECCOMP)
+		ptrace(PTRACE_GETEVENTMSG, tid, 0, &s->msg);
 }
 
 static int wait_common(pid_t which, int flags, struct tracer_stop *s)

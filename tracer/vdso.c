@@ -9,8 +9,8 @@
  * so that the call reaches the seccomp filter and the virtual clock. The
  * arguments are already in the syscall registers (the vDSO functions have
  * the syscalls' signatures). All processes on one kernel map the same
- * vDSO image, so symbol offsets are read once, with libelf, from hermit's
- * own vDSO (getauxval(AT_SYSINFO_EHDR)).
+ * vDSO image, so symbol offsets are read once, with libelf, from a copy
+ * of the first guest's vDSO (hermit's own may be absent, under valgrind).
  */
 #include "config.h"
 
@@ -19,6 +19,8 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 
@@ -40,42 +42,51 @@ static struct vdso_fn vdso_fns[] = {
 };
 
 static int vdso_scanned;
-static size_t vdso_size;
 
-/* Size of the vDSO image: the end of its furthest PT_LOAD segment. */
-static size_t image_size(const unsigned char *base)
+/* Range of the [vdso] mapping of TID. */
+static int vdso_range(pid_t tid, uint64_t *lo, uint64_t *hi)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
-	size_t end = 0;
+	char path[64], line[512];
+	FILE *f;
+	int err = -ENOENT;
 
-	for (int i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph =
-			(const Elf64_Phdr *)(base + eh->e_phoff + (size_t)i * eh->e_phentsize);
+	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
 
-		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > end)
-			end = ph->p_offset + ph->p_filesz;
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &a, &b) == 2) {
+			*lo = a;
+			*hi = b;
+			err = 0;
+			break;
+		}
 	}
-	/* The section headers (symbols need them) sit at the image's end. */
-	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > end)
-		end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	return end;
+	fclose(f);
+	return err;
 }
 
-static int scan_own_vdso(void)
+/* Find the functions' offsets in a copy of the guest's vDSO, with libelf. */
+static int scan_vdso(pid_t tid)
 {
-	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	uint64_t lo = 0, hi = 0;
+	char *image;
 	Elf *elf;
 	Elf_Scn *scn = NULL;
-	int found = 0;
+	int found = 0, err;
 
-	if (!base)
-		return -ENOENT;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	vdso_size = image_size(base);
-	elf = elf_memory((char *)base, vdso_size);
-	if (!elf)
-		return -EINVAL;
+	err = vdso_range(tid, &lo, &hi);
+	if (err)
+		return err;
+	image = xmalloc(hi - lo);
+	err = tracer_read_mem(tid, lo, image, hi - lo);
+	if (err || elf_version(EV_CURRENT) == EV_NONE ||
+	    !(elf = elf_memory(image, hi - lo))) {
+		free(image);
+		return err ? err : -EINVAL;
+	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -106,6 +117,7 @@ static int scan_own_vdso(void)
 		}
 	}
 	elf_end(elf);
+	free(image);
 	vdso_scanned = 1;
 	return found ? 0 : -ENOENT;
 }
@@ -115,16 +127,14 @@ int tracer_patch_vdso(pid_t tid)
 	uint64_t base;
 	int err;
 
-	if (!vdso_scanned) {
-		err = scan_own_vdso();
-		if (err) {
-			hm_warn("cannot read the vDSO symbols: %s", hm_strerror(err));
-			return err;
-		}
-	}
 	err = tracer_auxv(tid, AT_SYSINFO_EHDR, &base);
-	if (err)
+	if (err || !base)
 		return 0; /* no vDSO mapped (vdso=0): every call is a syscall */
+	if (!vdso_scanned) {
+		err = scan_vdso(tid);
+		if (err)
+			return err;
+	}
 	for (size_t k = 0; k < sizeof(vdso_fns) / sizeof(vdso_fns[0]); k++) {
 		unsigned char stub[8] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
 		uint32_t nr = (uint32_t)vdso_fns[k].nr;
