@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	/* A guest that closes its pipe must not kill its supervisor. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
-		cli_usage(0);
+		hm_error("no command given: see 'hermit --help'");
 		return HM_EXIT_INTERNAL;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {

@@ -110,6 +110,7 @@ enum rec_action rec_sys_sysinfo(struct rec *r, struct task *t, struct rec_call *
 enum rec_action rec_sys_sched_getaffinity(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_sched_setaffinity(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_getcpu(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_rseq(struct rec *r, struct task *t, struct rec_call *c);
 
 /* sys_random.c */
 enum rec_action rec_sys_getrandom(struct rec *r, struct task *t, struct rec_call *c);

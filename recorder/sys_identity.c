@@ -89,3 +89,18 @@ enum rec_action rec_sys_getcpu(struct rec *r, struct task *t, struct rec_call *c
 		c->ret = -EFAULT;
 	return REC_EMULATED;
 }
+
+/*
+ * Restartable sequences publish the CPU a thread runs on in memory the
+ * kernel updates (glibc 2.35 and later answer sched_getcpu from it, with no
+ * syscall). Refusing registration makes glibc fall back to getcpu, which
+ * is answered above; rseq is an optimisation every user must be able to
+ * live without (rseq(2): ENOSYS on kernels before 4.18).
+ */
+enum rec_action rec_sys_rseq(struct rec *r, struct task *t, struct rec_call *c)
+{
+	(void)r;
+	(void)t;
+	c->ret = -ENOSYS;
+	return REC_EMULATED;
+}

@@ -47,6 +47,7 @@ static const struct rec_syscall table[] = {
 	{ SYS_sched_getaffinity, "sched_getaffinity", 0, rec_sys_sched_getaffinity, NULL },
 	{ SYS_sched_setaffinity, "sched_setaffinity", 0, rec_sys_sched_setaffinity, NULL },
 	{ SYS_getcpu, "getcpu", 0, rec_sys_getcpu, NULL },
+	{ SYS_rseq, "rseq", 0, rec_sys_rseq, NULL },
 	/* file metadata */
 	{ SYS_stat, "stat", 0, NULL, rec_sys_stat_exit },
 	{ SYS_fstat, "fstat", 0, NULL, rec_sys_stat_exit },
