@@ -72,8 +72,12 @@ char *xstrdup(const char *s);
 int hm_parse_rfc3339(const char *s, int64_t *ns);
 /* Format NS as "YYYY-MM-DDTHH:MM:SS[.fffffffff]Z"; 0 or -ENOSPC. */
 int hm_format_rfc3339(int64_t ns, char *buf, size_t size);
-/* Parse "1.5s", "200ms", "3m", "1h", "250us", "10ns" or bare seconds. */
+/* Parse "1.5s", "200ms", "3m", "1h", "250us", "10ns" or bare seconds:
+ * decimal digits with at most one point, rounded to the nearest ns. */
 int hm_parse_duration(const char *s, int64_t *ns);
+/* Split NS into whole seconds (rounded down) and 0 <= *nsec < 1e9, as
+ * timespec wants it also before 1970. */
+void hm_ns_split(int64_t ns, int64_t *sec, int64_t *nsec);
 
 /* ---- buf.c: a growable byte buffer (git's strbuf) ---- */
 

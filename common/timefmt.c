@@ -50,7 +50,7 @@ int hm_parse_rfc3339(const char *s, int64_t *ns)
 {
 	const char *p = s;
 	int year, mon, day, hour = 0, min = 0, sec = 0, oh = 0, om = 0;
-	int64_t frac = 0, offset = 0;
+	int64_t frac = 0, offset = 0, secs;
 	struct tm tm;
 
 	if (digits(&p, 4, &year) || expect(&p, '-') || digits(&p, 2, &mon) ||
@@ -104,40 +104,53 @@ int hm_parse_rfc3339(const char *s, int64_t *ns)
 	tm.tm_hour = hour;
 	tm.tm_min = min;
 	tm.tm_sec = sec;
-	*ns = ((int64_t)timegm(&tm) - offset) * HM_NS_PER_SEC + frac;
+	/* Nanoseconds in an int64 reach from 1677 to 2262: refuse the rest. */
+	secs = (int64_t)timegm(&tm) - offset;
+	if (secs < 0 && frac > 0) {
+		/* Borrow a second so that INT64_MIN itself stays reachable. */
+		secs++;
+		frac -= HM_NS_PER_SEC;
+	}
+	if (__builtin_mul_overflow(secs, HM_NS_PER_SEC, ns) || __builtin_add_overflow(*ns, frac, ns))
+		return -ERANGE;
 	return 0;
+}
+
+void hm_ns_split(int64_t ns, int64_t *sec, int64_t *nsec)
+{
+	*sec = ns / HM_NS_PER_SEC;
+	*nsec = ns % HM_NS_PER_SEC;
+	if (*nsec < 0) {
+		*nsec += HM_NS_PER_SEC;
+		(*sec)--;
+	}
 }
 
 int hm_format_rfc3339(int64_t ns, char *buf, size_t size)
 {
-	int64_t secs = ns / HM_NS_PER_SEC, frac = ns % HM_NS_PER_SEC;
+	int64_t secs, frac;
+	char text[64];
 	time_t t;
 	struct tm tm;
 	size_t n;
 
-	if (frac < 0) {
-		frac += HM_NS_PER_SEC;
-		secs--;
-	}
+	hm_ns_split(ns, &secs, &frac);
 	t = (time_t)secs;
 	if (!gmtime_r(&t, &tm))
 		return -EINVAL;
-	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	n = strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm);
 	if (n == 0)
-		return -ENOSPC;
+		return -EINVAL;
 	if (frac) {
-		int w = snprintf(buf + n, size - n, ".%09lld", (long long)frac);
-
-		if (w < 0 || (size_t)w >= size - n)
-			return -ENOSPC;
-		n += (size_t)w;
-		while (buf[n - 1] == '0')
-			buf[--n] = 0;
+		n += (size_t)snprintf(text + n, sizeof(text) - n, ".%09lld", (long long)frac);
+		while (text[n - 1] == '0')
+			text[--n] = 0;
 	}
-	if (n + 2 > size)
+	text[n++] = 'Z';
+	text[n] = 0;
+	if (n + 1 > size)
 		return -ENOSPC;
-	buf[n] = 'Z';
-	buf[n + 1] = 0;
+	memcpy(buf, text, n + 1);
 	return 0;
 }
 
@@ -145,30 +158,52 @@ int hm_parse_duration(const char *s, int64_t *ns)
 {
 	static const struct {
 		const char *suffix;
-		double scale;
+		int64_t scale;
 	} units[] = {
-		{ "ns", 1.0 },	   { "us", 1e3 },     { "ms", 1e6 }, { "s", 1e9 },
-		{ "", 1e9 },	   { "m", 60e9 },     { "min", 60e9 },
-		{ "h", 3600e9 },   { "d", 86400e9 },
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "ms", 1000000 },
+		{ "s", HM_NS_PER_SEC },
+		{ "", HM_NS_PER_SEC },
+		{ "m", 60 * HM_NS_PER_SEC },
+		{ "min", 60 * HM_NS_PER_SEC },
+		{ "h", 3600 * HM_NS_PER_SEC },
+		{ "d", 86400 * HM_NS_PER_SEC },
 	};
-	char *end;
-	double v;
+	const char *p = s;
+	int64_t whole = 0, frac = 0, frac_scale = 1, scale = 0, r;
+	int digits_seen = 0;
 
-	if (!*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].suffix) == 0) {
-			double r = v * units[i].scale;
-
-			if (r > 9.2e18)
-				return -ERANGE;
-			*ns = (int64_t)r;
-			return 0;
+	/* Digits and one point only: strtod would take "nan", "0x10" and "1e3". */
+	for (; isdigit((unsigned char)*p); p++, digits_seen++) {
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, *p - '0', &whole))
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, digits_seen++) {
+			if (frac_scale < HM_NS_PER_SEC * 1000) {
+				frac = frac * 10 + (*p - '0');
+				frac_scale *= 10;
+			}
 		}
 	}
-	return -EINVAL;
+	if (!digits_seen)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].suffix) == 0) {
+			scale = units[i].scale;
+			break;
+		}
+	}
+	if (!scale)
+		return -EINVAL;
+	if (__builtin_mul_overflow(whole, scale, &r))
+		return -ERANGE;
+	/* The fraction, rounded to the nearest nanosecond. */
+	r += (int64_t)((__int128)frac * scale * 2 / frac_scale + 1) / 2;
+	if (r < 0)
+		return -ERANGE;
+	*ns = r;
+	return 0;
 }

@@ -29,8 +29,7 @@ static void virt_ts(struct rec *r, struct rec_call *c, uint64_t dev, uint64_t in
 {
 	int64_t v = rec_fsvirt_time(r->fs, dev, ino, ts_ns(*sec, *nsec), c->now_real_ns);
 
-	*sec = v / HM_NS_PER_SEC;
-	*nsec = v % HM_NS_PER_SEC;
+	hm_ns_split(v, sec, nsec);
 }
 
 static void fix_stat(struct rec *r, struct task *t, struct rec_call *c, uint64_t addr)

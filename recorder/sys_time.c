@@ -18,8 +18,12 @@
 
 static struct timespec to_ts(int64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / HM_NS_PER_SEC), (long)(ns % HM_NS_PER_SEC) };
+	int64_t sec, nsec;
+	struct timespec ts;
 
+	hm_ns_split(ns, &sec, &nsec);
+	ts.tv_sec = (time_t)sec;
+	ts.tv_nsec = (long)nsec;
 	return ts;
 }
 
@@ -54,8 +58,8 @@ enum rec_action rec_sys_clock_getres(struct rec *r, struct task *t, struct rec_c
 
 enum rec_action rec_sys_gettimeofday(struct rec *r, struct task *t, struct rec_call *c)
 {
-	int64_t ns = r->clock.epoch_ns + r->clock.now_ns;
-	struct timeval tv = { (time_t)(ns / HM_NS_PER_SEC), (suseconds_t)(ns % HM_NS_PER_SEC / 1000) };
+	struct timespec ts = to_ts(r->clock.epoch_ns + r->clock.now_ns);
+	struct timeval tv = { ts.tv_sec, (suseconds_t)(ts.tv_nsec / 1000) };
 	struct timezone tz = { 0, 0 };
 
 	c->ret = 0;
@@ -68,7 +72,7 @@ enum rec_action rec_sys_gettimeofday(struct rec *r, struct task *t, struct rec_c
 
 enum rec_action rec_sys_time(struct rec *r, struct task *t, struct rec_call *c)
 {
-	int64_t secs = (r->clock.epoch_ns + r->clock.now_ns) / HM_NS_PER_SEC;
+	int64_t secs = to_ts(r->clock.epoch_ns + r->clock.now_ns).tv_sec;
 
 	if (c->args[0])
 		return rec_reply_mem(t, c, c->args[0], &secs, sizeof(secs), (long)secs);

@@ -29,8 +29,11 @@ void rec_clock_advance(struct rec_clock *c, int64_t ns)
 int rec_clock_read(const struct rec_clock *c, long clockid, int64_t *ns)
 {
 	if (clockid < 0) {
-		/* CPU-time clock of a pid or tid; the low 3 bits must not be 3 (invalid). */
-		if ((clockid & 7) == 7)
+		/* CPU-time clock of a pid or tid (kernel/time/posix-cpu-timers.c):
+		 * the low two bits name the clock and 3 is none of them; with
+		 * bit 2 clear that is also a clock on a file descriptor
+		 * (FD_TO_CLOCKID), which the guest cannot have. */
+		if ((clockid & 3) == 3)
 			return -EINVAL;
 		*ns = c->now_ns;
 		return 0;
