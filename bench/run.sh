@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Hermit's speed benchmarks. Builds the guests in bench/ with `cc -O2` into
+# a temporary folder, runs each one natively and under `hermit run`
+# (interleaved, RUNS times, default 7), and prints one line per benchmark
+# from the median wall times, with its target and whether it is met:
+#
+#   cpuloop        a CPU-bound loop with no syscalls: hermit time / native
+#                  time. Only start-up and the tracer's idle costs show.
+#   syscall-loop   getppid() and write() to /dev/null, SYSCALL_N times:
+#                  syscalls the seccomp filter lets through. Hermit time /
+#                  native time (start-up included), and the cost per syscall
+#                  under hermit and under baseline-tracer made to stop on
+#                  both: hermit's must be a small fraction of a stop.
+#   intercepted    clock_gettime() through syscall(2), INTERCEPT_N times:
+#                  each stops in the supervisor. The cost of one stop,
+#                  (supervised time - native time) / INTERCEPT_N, under
+#                  hermit and under bench/baseline-tracer (waitpid and
+#                  PTRACE_CONT, nothing else: the floor for a ptrace
+#                  supervisor), and hermit's cost / the floor. Both costs
+#                  include the supervisor's start-up spread over the calls.
+#   /bin/true      hermit's start-up and shut-down: the median time of
+#                  `hermit run -- /bin/true` less that of /bin/true, in ms.
+#
+# This is not a test: it exits 0 whatever the figures, and 1 only when a
+# guest fails to build or to run. The figures are wall times, so a busy
+# machine makes them noisy; rerun before believing a missed target.
+#
+# Environment: HERMIT (default: ../hermit from this script), CC (cc), RUNS,
+# SYSCALL_N (200000), INTERCEPT_N (50000), CPULOOP_N (600000000).
+
+# The guests are run through functions that only measure() names.
+# shellcheck disable=SC2317
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+HERMIT=${HERMIT:-$here/../hermit}
+CC=${CC:-cc}
+RUNS=${RUNS:-7}
+SYSCALL_N=${SYSCALL_N:-200000}
+INTERCEPT_N=${INTERCEPT_N:-50000}
+CPULOOP_N=${CPULOOP_N:-600000000}
+TRUE_RUNS=$((RUNS * 3))
+
+export HERMIT_EPOCH=${HERMIT_EPOCH:-2026-01-01T00:00:00Z}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[ -x "$HERMIT" ] || die "cannot run '$HERMIT': no such executable (set HERMIT)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hermit-bench.XXXXXX") || die "cannot make a temporary folder"
+trap 'rm -rf "$tmp"' EXIT
+
+for prog in cpuloop syscall-loop baseline-tracer; do
+	"$CC" -O2 -Wall -Wextra -o "$tmp/$prog" "$here/$prog.c" -lseccomp ||
+		die "cannot build '$prog'"
+done
+
+# Set REPLY to the time of day in seconds. Bash 5's EPOCHREALTIME and a
+# variable (not a command substitution) spare a fork, which matters next
+# to /bin/true's few milliseconds.
+if [ -n "${EPOCHREALTIME:-}" ]; then
+	now() { REPLY=${EPOCHREALTIME/,/.}; }
+else
+	now() { REPLY=$(date +%s.%N); }
+fi
+
+# Seconds that one run of "$@" takes; dies if it fails.
+time_once() {
+	local t0
+
+	now
+	t0=$REPLY
+	"$@" >/dev/null 2>"$tmp/stderr" || {
+		local rc=$?
+		cat "$tmp/stderr" >&2
+		die "'$*' failed with status $rc"
+	}
+	now
+	awk -v a="$t0" -v b="$REPLY" 'BEGIN { printf "%.6f\n", b - a }'
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Run each named function RUNS times, interleaved so that a burst of load
+# elsewhere hits all of them alike; set med[i] to the i-th one's median.
+measure() {
+	local runs=$1 i k t
+	local -a times=()
+	shift
+	med=()
+	for ((i = 0; i < runs; i++)); do
+		for ((k = 1; k <= $#; k++)); do
+			t=$(time_once "${!k}") || exit 1
+			times[k]+=" $t"
+		done
+	done
+	for ((k = 1; k <= $#; k++)); do
+		# shellcheck disable=SC2086 # a list of numbers
+		med[k]=$(median ${times[k]})
+	done
+}
+
+# "met" when $1 <= $2; "unknown" when $1 is no number (a noisy baseline)
+met() {
+	awk -v v="$1" -v l="$2" 'BEGIN {
+		print (v !~ /^-?[0-9.]+$/ ? "unknown" : v + 0 <= l + 0 ? "met" : "NOT MET") }'
+}
+
+ratio() {
+	awk -v n="$1" -v h="$2" 'BEGIN { printf "%.3f", h / n }'
+}
+
+cpu_native() { "$tmp/cpuloop" "$CPULOOP_N"; }
+cpu_hermit() { "$HERMIT" run -- "$tmp/cpuloop" "$CPULOOP_N"; }
+measure "$RUNS" cpu_native cpu_hermit
+r=$(ratio "${med[1]}" "${med[2]}")
+printf '%-13s native %7.3f s  hermit %7.3f s  ratio %.3fx  (target <= 1.05x: %s)\n' \
+	cpuloop "${med[1]}" "${med[2]}" "$r" "$(met "$r" 1.05)"
+
+plain_native() { "$tmp/syscall-loop" "$SYSCALL_N"; }
+plain_hermit() { "$HERMIT" run -- "$tmp/syscall-loop" "$SYSCALL_N"; }
+plain_baseline() { BASELINE_TRAP=getppid,write "$tmp/baseline-tracer" "$tmp/syscall-loop" "$SYSCALL_N"; }
+measure "$RUNS" plain_native plain_hermit plain_baseline
+r=$(ratio "${med[1]}" "${med[2]}")
+# Per syscall (two per iteration): hermit's extra cost, and what a tracer
+# that stops on them and only resumes pays.
+read -r hcost bcost < <(awk -v n="${med[1]}" -v h="${med[2]}" -v b="${med[3]}" \
+	-v calls="$((SYSCALL_N * 2))" 'BEGIN {
+		printf "%.3f %.3f\n", (h - n) / calls * 1e6, (b - n) / calls * 1e6 }')
+printf '%-13s native %7.3f s  hermit %7.3f s  ratio %.3fx  per syscall: hermit +%s us, a tracer stopping on them +%s us  (no stops: %s)\n' \
+	syscall-loop "${med[1]}" "${med[2]}" "$r" "$hcost" "$bcost" \
+	"$(awk -v h="$hcost" -v b="$bcost" 'BEGIN { print (h < b / 10 ? "met" : "NOT MET") }')"
+
+trap_native() { "$tmp/syscall-loop" --intercepted "$INTERCEPT_N"; }
+trap_hermit() { "$HERMIT" run -- "$tmp/syscall-loop" --intercepted "$INTERCEPT_N"; }
+trap_baseline() { "$tmp/baseline-tracer" "$tmp/syscall-loop" --intercepted "$INTERCEPT_N"; }
+measure "$RUNS" trap_native trap_hermit trap_baseline
+read -r hcost bcost r < <(awk -v n="${med[1]}" -v h="${med[2]}" -v b="${med[3]}" \
+	-v calls="$INTERCEPT_N" 'BEGIN {
+		hc = (h - n) / calls * 1e6; bc = (b - n) / calls * 1e6
+		printf "%.2f %.2f %s\n", hc, bc, (bc > 0 ? sprintf("%.3f", hc / bc) : "n/a") }')
+printf '%-13s native %7.3f s  hermit %7.3f s  baseline %.3f s  per stop: hermit %.2f us, baseline %.2f us  ratio %sx  (target <= 1.3x: %s)\n' \
+	intercepted "${med[1]}" "${med[2]}" "${med[3]}" "$hcost" "$bcost" "$r" "$(met "$r" 1.3)"
+
+true_hermit() { "$HERMIT" run -- /bin/true; }
+measure "$TRUE_RUNS" /bin/true true_hermit
+read -r n h d < <(awk -v n="${med[1]}" -v h="${med[2]}" \
+	'BEGIN { printf "%.1f %.1f %.1f\n", n * 1000, h * 1000, (h - n) * 1000 }')
+printf '%-13s native %7.1f ms hermit %7.1f ms  difference %.1f ms  (target <= 30 ms: %s)\n' \
+	/bin/true "$n" "$h" "$d" "$(met "$d" 30)"
+exit 0
