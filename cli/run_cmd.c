@@ -31,6 +31,8 @@ enum {
 	OPT_LOG,
 	OPT_LOG_FILE,
 	OPT_HELP,
+	OPT_TIMEOUT,
+	OPT_VIRTUAL_TIMEOUT,
 };
 
 static const struct option run_options[] = {
@@ -42,6 +44,8 @@ static const struct option run_options[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "virtual-timeout", required_argument, NULL, OPT_VIRTUAL_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -59,6 +63,9 @@ void cli_run_usage(int ok)
 		"  --strict            refuse to run without --epoch or HERMIT_EPOCH\n"
 		"  --no-namespace      no user, pid, mount, ipc, uts and network namespaces\n"
 		"  --network=host      keep the host network (default: loopback only)\n"
+		"  --timeout DURATION  kill the guest after this much wall-clock time (exit 124)\n"
+		"  --virtual-timeout DURATION\n"
+		"                      end the run when virtual time passes this (exit 121)\n"
 		"  --log=LEVEL         error, warn, info, debug or trace (default warn)\n"
 		"  --log-file FILE     write the log to FILE instead of stderr\n"
 		"  --help              show this help\n");
@@ -145,6 +152,21 @@ int cli_run(int argc, char **argv)
 				return HM_EXIT_INTERNAL;
 			}
 			break;
+		case OPT_TIMEOUT:
+		case OPT_VIRTUAL_TIMEOUT: {
+			int64_t ns;
+
+			if (hm_parse_duration(optarg, &ns) < 0 || ns <= 0) {
+				hm_error("invalid --%s '%s': expected a duration such as 10s or 500ms",
+					 c == OPT_TIMEOUT ? "timeout" : "virtual-timeout", optarg);
+				return HM_EXIT_INTERNAL;
+			}
+			if (c == OPT_TIMEOUT)
+				opts.timeout_ns = ns;
+			else
+				opts.virtual_timeout_ns = ns;
+			break;
+		}
 		case 'h':
 		case OPT_HELP:
 			cli_run_usage(1);

@@ -16,6 +16,16 @@ enum task_state {
 	TASK_RUNNING,	 /* the one guest task that runs */
 	TASK_PARKED,	 /* interrupted while blocked in a syscall; resuming retries it */
 	TASK_VFORK_WAIT, /* held until its vfork child execs or exits */
+	TASK_WAITING,	 /* in an emulated wait (see enum wait_kind) */
+};
+
+/* What a TASK_WAITING task waits for. */
+enum wait_kind {
+	WAIT_NONE,
+	WAIT_FUTEX,	/* an emulated futex wait: woken, or its deadline */
+	WAIT_SLEEP,	/* nanosleep and friends: its deadline */
+	WAIT_POLL,	/* a poll-family call with a timeout: retried after progress,
+			 * returns 0 at its deadline */
 };
 
 /* How a stopped task continues when it is next resumed. */
@@ -35,18 +45,48 @@ struct rec_call {
 
 struct task {
 	pid_t tid;			/* host thread id */
+	pid_t tgid;			/* host thread group id: the futex and timer key */
+	pid_t vtid;			/* thread id as the guest sees it */
 	int index;			/* creation order: the deterministic name */
 	int system;			/* a launch helper, not part of the guest */
+	int stopped_once;		/* its first ptrace stop has been seen */
 	enum task_state state;
 	enum resume_mode resume;
 	int resume_sig;			/* signal to deliver on resume */
 	int wants_interrupt;		/* PTRACE_INTERRUPT sent, stop not seen */
 	uint64_t parked_at;		/* progress count when parked */
-	uint64_t io_at_park;		/* rchar+wchar when parked */
+	int retrying;			/* resumed from a park: is its call finishing? */
 	int outside;			/* resumed to wait on the outside world */
 	pid_t vfork_parent;		/* the parent held until this one execs */
 	const struct rec_syscall *pending; /* call awaiting its exit stop */
 	struct rec_call call;
+
+	enum wait_kind wait;		/* with TASK_WAITING */
+	int64_t deadline;		/* virtual ns when the wait ends by itself; -1: never */
+	uint64_t wait_seq;		/* order of waiting, for FIFO wake-ups */
+	uint64_t futex_addr;		/* WAIT_FUTEX: the word */
+	uint32_t futex_val;		/* WAIT_FUTEX: the value it waited on */
+	uint32_t futex_bitset;		/* WAIT_FUTEX: FUTEX_WAIT_BITSET's mask */
+	int poll_retry;			/* WAIT_POLL: the next entry is a retry */
+	int64_t poll_deadline;		/* WAIT_POLL: virtual ns when it returns 0 */
+	int yielded;			/* sched_yield: others first */
+	uint64_t poll_arg;		/* WAIT_POLL: the timeout argument as given;
+					 * WAIT_SLEEP: where the time left goes on EINTR */
+};
+
+/* A timer on virtual time: ITIMER_REAL (alarm, setitimer) or a POSIX
+ * timer (timer_create) of one process. */
+struct rec_timer {
+	pid_t tgid;
+	int posix;			/* 0: the process's ITIMER_REAL */
+	int id;				/* POSIX: the id the guest holds */
+	int64_t deadline;		/* virtual ns; -1: disarmed */
+	int64_t interval;		/* 0: one shot */
+	long clockid;			/* POSIX: what an absolute time refers to */
+	int notify;			/* POSIX: SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID */
+	int signo;
+	pid_t target;			/* SIGEV_THREAD_ID: the host tid */
+	uint64_t value;			/* sigev_value */
 };
 
 struct rec {
@@ -60,9 +100,20 @@ struct rec {
 	size_t ntasks, cap_tasks;
 	int next_index;
 	struct task *running;
-	size_t rr;			/* round-robin cursor into tasks */
+	struct task **runq;		/* ready tasks, first to run first */
+	size_t runq_len, runq_cap;
+	size_t rr;			/* round-robin cursor into tasks, for retries */
 	int slice;			/* stops the running task has had this turn */
 	uint64_t progress;		/* stops that were not a park: something happened */
+
+	struct rec_timer *timers;
+	size_t ntimers;
+	uint64_t wait_seq;
+	char **outside;			/* hermit's own pipes and sockets: the outside */
+	size_t noutside;
+	int ended;			/* the scheduler ended the run */
+	uint64_t settle_progress;	/* progress when the last deadlock check began */
+	int settle_rounds;		/* retries since, before a deadlock is declared */
 
 	int main_done;
 	int main_status;		/* hermit's exit status from the main guest */
@@ -76,6 +127,7 @@ enum rec_action {
 	REC_CONT,	/* let the syscall run as it is */
 	REC_EMULATED,	/* skip it; call->ret is the result */
 	REC_EXIT_STOP,	/* let it run and call the row's exit handler after */
+	REC_BLOCKED,	/* the handler made the task wait (rec_block) */
 };
 
 typedef enum rec_action (*rec_enter_fn)(struct rec *r, struct task *t, struct rec_call *c);
@@ -93,6 +145,72 @@ struct rec_syscall {
  * guest; the result is OK, or -EFAULT when ADDR is not writable. */
 enum rec_action rec_reply_mem(struct task *t, struct rec_call *c, uint64_t addr, const void *p,
 			      size_t n, long ok);
+
+/* sched.c: tasks, the run queue, waits and the choice of the next task */
+struct task *rec_task_find(struct rec *r, pid_t tid);
+struct task *rec_task_add(struct rec *r, pid_t tid);
+void rec_task_remove(struct rec *r, struct task *t);
+void rec_make_ready(struct rec *r, struct task *t);
+/* Resume T as the running task. */
+void rec_run_task(struct rec *r, struct task *t);
+/* Stop running T for now; it goes on with MODE when chosen again. */
+void rec_set_aside(struct rec *r, struct task *t, enum task_state state, enum resume_mode mode);
+int rec_resume(struct task *t, enum resume_mode mode, int sig);
+/* Make T (stopped at the entry of the call in t->call) wait for KIND,
+ * until DEADLINE (virtual ns, -1 for ever). */
+void rec_block(struct rec *r, struct task *t, enum wait_kind kind, int64_t deadline);
+/* End T's wait: its call returns RET (WAIT_POLL: RET is returned only at
+ * the deadline; a retry re-executes the call). */
+void rec_wake(struct rec *r, struct task *t, long ret);
+/* Wake tasks whose deadline has passed and fire due timers. */
+void rec_fire_due(struct rec *r);
+/* Choose and resume the next task; may end the run (r->ended). */
+void rec_schedule(struct rec *r);
+/* The block watch says the running task sleeps: interrupt it. */
+void rec_check_blocked(struct rec *r);
+void rec_park(struct rec *r, struct task *t);
+/* Kill every guest process and end the run with STATUS. */
+void rec_end_run(struct rec *r, int status);
+struct rec_timer *rec_timer_get(struct rec *r, pid_t tgid);
+/* The process id the guest sees for T's thread group. */
+pid_t rec_vpid_of(const struct rec *r, const struct task *t);
+/* Guest tasks not yet ended (including ones whose first stop is due). */
+size_t rec_live_guests(const struct rec *r);
+
+/* deadlock.c */
+/* Whether parked task T waits on something outside the guest. */
+int rec_waits_outside(const struct rec *r, const struct task *t);
+/* Print, one line each, every guest thread and what it waits on. */
+void rec_report_deadlock(struct rec *r);
+/* Remember hermit's own pipes and sockets: the guest shares them with
+ * the outside world. */
+void rec_note_outside(struct rec *r);
+void rec_forget_outside(struct rec *r);
+
+/* futex.c */
+enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c);
+/* A thread of TGID ended (the kernel cleared its tid word, and released
+ * its robust futexes): wake waiters whose word no longer holds their value. */
+void rec_futex_recheck(struct rec *r, pid_t tgid);
+
+/* sys_poll.c */
+enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c);
+void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_sched_yield(struct rec *r, struct task *t, struct rec_call *c);
+
+/* sys_timer.c */
+enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_setitimer(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_getitimer(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_timer_create(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_timer_settime(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_timer_gettime(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_timer_getoverrun(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_timer_delete(struct rec *r, struct task *t, struct rec_call *c);
+/* Send the signal of a timer that is due; re-arm it if periodic. */
+void rec_timer_fire(struct rec *r, struct rec_timer *tm);
+/* exec deletes a process's POSIX timers (timer_create(2)). */
+void rec_timers_exec(struct rec *r, pid_t tgid);
 
 /* sys_time.c */
 enum rec_action rec_sys_clock_gettime(struct rec *r, struct task *t, struct rec_call *c);
@@ -123,6 +241,9 @@ int rec_fill_at_random(struct rec *r, pid_t tid);
 /* sys_files.c */
 void rec_sys_stat_exit(struct rec *r, struct task *t, struct rec_call *c);
 void rec_sys_getdents_exit(struct rec *r, struct task *t, struct rec_call *c);
+
+/* Intercepted syscalls a task may make before another ready one runs. */
+#define REC_SLICE 64
 
 /* The smallest fd number /dev/urandom descriptors are moved to, so that
  * the filter can stop reads of them and no others. */

@@ -18,6 +18,8 @@ struct rec_options {
 	uint64_t seed;		/* PRNG seed (--seed) */
 	int namespaces;		/* 0 for --no-namespace */
 	int network_host;	/* --network=host */
+	int64_t virtual_timeout_ns; /* --virtual-timeout: end (121) past this virtual time; 0: none */
+	int64_t timeout_ns;	/* --timeout: kill the guest (124) after this wall time; 0: none */
 };
 
 struct rec_result {
@@ -48,7 +50,7 @@ struct rec_clock {
 };
 
 /* Virtual time added by each intercepted syscall and by each rdtsc. */
-#define REC_SYSCALL_NS 1000000LL
+#define REC_SYSCALL_NS 10000LL
 #define REC_TSC_NS 1000LL
 /* CLOCK_MONOTONIC and CLOCK_BOOTTIME read this at virtual time 0. */
 #define REC_BOOT_NS (100LL * 1000000000LL)

@@ -4,12 +4,9 @@
  *
  * Exactly one guest task runs; every other one sits in a ptrace stop. The
  * running task goes on until it blocks in the kernel (the block watch
- * notices and it is parked), exits, or has had SLICE intercepted syscalls
- * while another task is ready. The next task is chosen in creation order,
- * round robin: ready tasks first, then parked tasks that something has
- * happened since (their retry may now succeed). When only parked tasks are
- * left and nothing has happened, they wait on the outside world (a
- * terminal, the host network) and are retried in turn.
+ * notices and it is parked), waits in an emulated call (futex, sleep,
+ * timed poll), exits, or has had REC_SLICE intercepted syscalls while
+ * another task is ready. sched.c chooses the next one.
  *
  * Launch helpers (setup and init, see tracer/launch.c) are traced only so
  * that their children are; every stop of theirs is resumed at once.
@@ -26,61 +23,6 @@
 #include "common/common.h"
 #include "internal.h"
 
-/* Intercepted syscalls a task may make before another ready one runs. */
-#define SLICE 64
-
-static struct task *find_task(struct rec *r, pid_t tid)
-{
-	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i]->tid == tid)
-			return r->tasks[i];
-	}
-	return NULL;
-}
-
-static struct task *add_task(struct rec *r, pid_t tid)
-{
-	struct task *t = xcalloc(1, sizeof(*t));
-
-	t->tid = tid;
-	t->index = -1;
-	t->system = -1; /* unknown until its parent's event */
-	t->state = TASK_NEW;
-	if (r->ntasks == r->cap_tasks) {
-		r->cap_tasks = r->cap_tasks ? r->cap_tasks * 2 : 16;
-		r->tasks = xrealloc(r->tasks, r->cap_tasks * sizeof(*r->tasks));
-	}
-	r->tasks[r->ntasks++] = t;
-	return t;
-}
-
-static void remove_task(struct rec *r, struct task *t)
-{
-	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i] == t) {
-			memmove(&r->tasks[i], &r->tasks[i + 1],
-				(r->ntasks - i - 1) * sizeof(*r->tasks));
-			r->ntasks--;
-			if (r->rr > i)
-				r->rr--;
-			break;
-		}
-	}
-	if (r->running == t) {
-		r->running = NULL;
-		tracer_blockwatch_set(0);
-	}
-	free(t);
-}
-
-static size_t live_guest_tasks(const struct rec *r)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < r->ntasks; i++)
-		n += r->tasks[i]->system != 1;
-	return n;
-}
 
 /* FNV-1a over the fields of an event: the run's digest. */
 static void digest(struct rec *r, const void *p, size_t n)
@@ -103,113 +45,6 @@ static void digest_event(struct rec *r, struct task *t, const struct rec_call *c
 	r->events++;
 }
 
-static int resume(struct task *t, enum resume_mode mode, int sig)
-{
-	int err = mode == RESUME_SYSCALL ? tracer_syscall(t->tid, sig) : tracer_cont(t->tid, sig);
-
-	/* ESRCH: it died under us; its exit is on its way to waitpid. */
-	return err == -ESRCH ? 0 : err;
-}
-
-static void run_task(struct rec *r, struct task *t)
-{
-	t->state = TASK_RUNNING;
-	r->running = t;
-	r->slice = 0;
-	tracer_blockwatch_set(t->tid);
-	resume(t, t->resume, t->resume_sig);
-	t->resume_sig = 0;
-}
-
-/* Stop running T for now; it goes on with MODE when next chosen. */
-static void set_aside(struct rec *r, struct task *t, enum task_state state, enum resume_mode mode)
-{
-	t->state = state;
-	t->resume = mode;
-	if (r->running == t) {
-		r->running = NULL;
-		tracer_blockwatch_set(0);
-	}
-}
-
-static struct task *next_where(struct rec *r, int (*ok)(const struct rec *, const struct task *))
-{
-	for (size_t k = 1; k <= r->ntasks; k++) {
-		size_t i = (r->rr + k) % r->ntasks;
-
-		if (r->tasks[i]->system == 0 && ok(r, r->tasks[i])) {
-			r->rr = i;
-			return r->tasks[i];
-		}
-	}
-	return NULL;
-}
-
-static int is_ready(const struct rec *r, const struct task *t)
-{
-	(void)r;
-	return t->state == TASK_READY;
-}
-
-static int is_retryable(const struct rec *r, const struct task *t)
-{
-	return t->state == TASK_PARKED && t->parked_at < r->progress;
-}
-
-static int is_parked(const struct rec *r, const struct task *t)
-{
-	(void)r;
-	return t->state == TASK_PARKED;
-}
-
-static void schedule(struct rec *r)
-{
-	struct task *t;
-
-	if (r->ntasks == 0)
-		return;
-	t = next_where(r, is_ready);
-	if (!t)
-		t = next_where(r, is_retryable);
-	if (!t && (t = next_where(r, is_parked))) {
-		/* Everyone waits on the outside world: poll it gently. */
-		struct timespec ts = { 0, 2000000 };
-
-		nanosleep(&ts, NULL);
-		t->outside = 1;
-	}
-	if (t) {
-		hm_trace("run task %d", t->index);
-		run_task(r, t);
-	}
-}
-
-static void park(struct rec *r, struct task *t)
-{
-	uint64_t io = tracer_task_io(t->tid);
-
-	/* Waiting on the outside and something came in: that is progress. */
-	if (t->outside && io != t->io_at_park)
-		r->progress++;
-	t->outside = 0;
-	t->io_at_park = io;
-	t->parked_at = r->progress;
-	hm_trace("task %d parked", t->index);
-	set_aside(r, t, TASK_PARKED, t->resume);
-}
-
-static void check_blocked(struct rec *r)
-{
-	struct task *t = r->running;
-	long nr;
-
-	if (!t || t->wants_interrupt || !tracer_task_blocked(t->tid, &nr))
-		return;
-	hm_trace("task %d blocked in syscall %ld", t->index, nr);
-	if (tracer_interrupt(t->tid) == 0)
-		t->wants_interrupt = 1;
-}
-
 static void set_main_status(struct rec *r, int status)
 {
 	if (!r->main_done) {
@@ -221,6 +56,8 @@ static void set_main_status(struct rec *r, int status)
 static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
 	int status = s->kind == TRACER_EXITED ? s->status : 128 + s->sig;
+	pid_t tgid;
+	int guest;
 
 	if (t->system == 1) {
 		/* A launch helper only ends early when the launch failed. */
@@ -233,25 +70,30 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 		if (t->tid == r->guest.main)
 			set_main_status(r, status);
 		if (t->vfork_parent) {
-			struct task *p = find_task(r, t->vfork_parent);
+			struct task *p = rec_task_find(r, t->vfork_parent);
 
 			if (p && p->state == TASK_VFORK_WAIT)
-				p->state = TASK_READY;
+				rec_make_ready(r, p);
 		}
 		r->progress++;
 	}
-	remove_task(r, t);
+	tgid = t->tgid;
+	guest = t->system == 0;
+	rec_task_remove(r, t);
+	/* The kernel cleared its tid word and released its robust futexes. */
+	if (guest)
+		rec_futex_recheck(r, tgid);
 }
 
 /* A new task reported by its parent P's fork, vfork or clone event. */
 static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 {
-	struct task *c = find_task(r, tid);
+	struct task *c = rec_task_find(r, tid);
 	int seen_stop;
 
 	if (!c)
-		c = add_task(r, tid);
-	seen_stop = c->state == TASK_READY;
+		c = rec_task_add(r, tid);
+	seen_stop = c->stopped_once;
 	if (p->system == 1) {
 		if (tid != 0 && p->tid == r->guest.system[0]) {
 			r->guest.system[1] = tid;
@@ -273,8 +115,12 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 	}
 	c->index = r->next_index++;
 	c->resume = RESUME_CONT;
+	tracer_task_ids(tid, &c->tgid, &c->vtid);
 	if (vfork)
 		c->vfork_parent = p->tid;
+	/* Ready now, at its parent's event, not when its first stop happens
+	 * to be reported: that order is the kernel's, not the guest's. */
+	rec_make_ready(r, c);
 	hm_debug("task %d created by task %d", c->index, p->index);
 }
 
@@ -282,6 +128,7 @@ static void on_exec(struct rec *r, struct task *t)
 {
 	int err = tracer_patch_vdso(t->tid);
 
+	rec_timers_exec(r, t->tgid);
 	if (err && !r->vdso_warned) {
 		hm_warn("cannot patch the vDSO of task %d (%s): its time calls bypass the virtual "
 			"clock", t->index, hm_strerror(err));
@@ -292,10 +139,10 @@ static void on_exec(struct rec *r, struct task *t)
 	if (rec_fill_at_random(r, t->tid) < 0)
 		hm_warn("cannot set AT_RANDOM of task %d", t->index);
 	if (t->vfork_parent) {
-		struct task *p = find_task(r, t->vfork_parent);
+		struct task *p = rec_task_find(r, t->vfork_parent);
 
 		if (p && p->state == TASK_VFORK_WAIT)
-			p->state = TASK_READY;
+			rec_make_ready(r, p);
 		t->vfork_parent = 0;
 	}
 }
@@ -303,17 +150,16 @@ static void on_exec(struct rec *r, struct task *t)
 /* Continue the running task T with MODE, or set it aside for another. */
 static void go_on(struct rec *r, struct task *t, enum resume_mode mode)
 {
-	if (++r->slice >= SLICE) {
-		for (size_t i = 0; i < r->ntasks; i++) {
-			if (r->tasks[i] != t && r->tasks[i]->system == 0 &&
-			    r->tasks[i]->state == TASK_READY) {
-				set_aside(r, t, TASK_READY, mode);
-				return;
-			}
-		}
+	if (t->state != TASK_RUNNING)
+		return; /* it waits, or died */
+	if (++r->slice >= REC_SLICE) {
 		r->slice = 0;
+		if (r->runq_len || t->yielded) {
+			rec_set_aside(r, t, TASK_READY, mode);
+			return;
+		}
 	}
-	resume(t, mode, 0);
+	rec_resume(t, mode, 0);
 }
 
 static void on_syscall_entry(struct rec *r, struct task *t)
@@ -322,8 +168,12 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	const struct rec_syscall *row;
 	enum rec_action action;
 
-	rec_clock_advance(&r->clock, REC_SYSCALL_NS);
-	r->progress++;
+	/* A retried call that reaches its seccomp stop again is not news. */
+	if (!t->retrying) {
+		rec_clock_advance(&r->clock, REC_SYSCALL_NS);
+		r->progress++;
+		rec_fire_due(r);
+	}
 	if (tracer_get_regs(t->tid, &c->regs) < 0)
 		return; /* gone; its exit follows */
 	c->nr = (long)c->regs.orig_rax;
@@ -339,6 +189,10 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	action = !row ? REC_CONT : row->enter ? row->enter(r, t, c) : REC_EXIT_STOP;
 	switch (action) {
 	case REC_EMULATED:
+		if (t->retrying) {
+			t->retrying = 0;
+			r->progress++;
+		}
 		hm_trace("task %d: %s(%#lx, %#lx, %#lx) = %ld (emulated)", t->index, row->name,
 			 (unsigned long)c->args[0], (unsigned long)c->args[1],
 			 (unsigned long)c->args[2], c->ret);
@@ -350,13 +204,27 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		break;
 	case REC_EXIT_STOP:
 		t->pending = row;
-		resume(t, RESUME_SYSCALL, 0);
+		rec_resume(t, RESUME_SYSCALL, 0);
 		break;
 	case REC_CONT:
 		digest_event(r, t, c, 0);
-		go_on(r, t, RESUME_CONT);
+		if (t->retrying)
+			rec_resume(t, RESUME_SYSCALL, 0); /* to see whether it finishes */
+		else
+			go_on(r, t, RESUME_CONT);
+		break;
+	case REC_BLOCKED:
+		hm_trace("task %d: %s waits", t->index, row->name);
+		digest_event(r, t, c, 4);
 		break;
 	}
+}
+
+/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK:
+ * the call was interrupted and will be restarted (include/linux/errno.h). */
+static int is_restart(long ret)
+{
+	return ret == -512 || ret == -513 || ret == -514 || ret == -516;
 }
 
 static void on_syscall_exit(struct rec *r, struct task *t)
@@ -366,9 +234,30 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	struct user_regs_struct regs;
 	long before;
 
+	if (tracer_get_regs(t->tid, &regs) < 0)
+		return; /* gone; its exit follows */
+	hm_trace("task %d: syscall %ld returned %ld%s", t->index, (long)regs.orig_rax,
+		 (long)regs.rax, t->retrying ? " (retried)" : "");
+	if (is_restart((long)regs.rax)) {
+		/* Interrupted: the call runs again when the task is resumed.
+		 * Under PTRACE_SYSCALL, PTRACE_INTERRUPT reports itself as this
+		 * very stop (ptrace(2)), so this may be the park. */
+		if (t->wants_interrupt && t == r->running) {
+			t->wants_interrupt = 0;
+			rec_park(r, t);
+		} else {
+			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
+		}
+		return;
+	}
 	t->pending = NULL;
-	if (!row || tracer_get_regs(t->tid, &regs) < 0) {
-		resume(t, RESUME_CONT, 0);
+	if (t->retrying) {
+		/* A retried call finished: the guest moved on. */
+		t->retrying = 0;
+		r->progress++;
+	}
+	if (!row) {
+		go_on(r, t, RESUME_CONT);
 		return;
 	}
 	c->ret = before = (long)regs.rax;
@@ -406,69 +295,88 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 {
 	switch (s->kind) {
 	case TRACER_EVENT_STOP:
-		if (t->state == TASK_NEW) {
-			t->state = TASK_READY;
+		if (!t->stopped_once) {
+			/* Its first stop; it may have been chosen to run already. */
+			t->stopped_once = 1;
+			if (t == r->running) {
+				tracer_blockwatch_set(t->tid);
+				rec_resume(t, t->resume, t->resume_sig);
+				t->resume_sig = 0;
+			}
 		} else if (t->wants_interrupt) {
 			t->wants_interrupt = 0;
-			park(r, t);
+			if (t == r->running)
+				rec_park(r, t);
 		} else if (t == r->running) {
-			resume(t, RESUME_CONT, 0);
+			rec_resume(t, RESUME_CONT, 0);
 		}
 		break;
 	case TRACER_GROUP_STOP:
 		/* Job control inside the guest is not modelled: carry on. */
-		resume(t, RESUME_CONT, 0);
+		rec_resume(t, RESUME_CONT, 0);
 		break;
 	case TRACER_SECCOMP:
 		on_syscall_entry(r, t);
 		break;
 	case TRACER_SYSCALL_ENTRY:
+		if (t->retrying && !t->pending) {
+			/* The retried call starts again: follow it to its end. */
+			rec_resume(t, RESUME_SYSCALL, 0);
+			break;
+		}
+		on_syscall_exit(r, t);
+		break;
 	case TRACER_SYSCALL_EXIT:
 		on_syscall_exit(r, t);
 		break;
 	case TRACER_SIGNAL:
+		if (t->retrying) {
+			/* A signal reached a retried task: that is something happening. */
+			t->retrying = 0;
+			r->progress++;
+		}
 		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) &&
 		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
 			struct rec_call tsc = { .nr = -1, .ret = (long)rec_clock_tsc(&r->clock) };
 
 			digest_event(r, t, &tsc, 3);
 			rec_clock_advance(&r->clock, REC_TSC_NS);
-			resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
+			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
 		hm_debug("task %d: signal %d", t->index, s->sig);
-		resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
+		rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
 		break;
 	case TRACER_FORK:
 	case TRACER_CLONE:
 		on_new_task(r, t, (pid_t)s->msg, 0);
 		r->progress++;
-		resume(t, RESUME_CONT, 0);
+		rec_resume(t, RESUME_CONT, 0);
 		break;
 	case TRACER_VFORK:
 		/* The parent is held until the child execs or exits (vfork(2)). */
 		on_new_task(r, t, (pid_t)s->msg, 1);
 		r->progress++;
-		set_aside(r, t, TASK_VFORK_WAIT, RESUME_CONT);
+		rec_set_aside(r, t, TASK_VFORK_WAIT, RESUME_CONT);
 		break;
 	case TRACER_EXEC:
 		on_exec(r, t);
 		r->progress++;
-		resume(t, RESUME_CONT, 0);
+		rec_resume(t, RESUME_CONT, 0);
 		break;
 	default:
-		resume(t, RESUME_CONT, 0);
+		rec_resume(t, RESUME_CONT, 0);
 		break;
 	}
 }
 
 static void handle(struct rec *r, const struct tracer_stop *s)
 {
-	struct task *t = find_task(r, s->tid);
+	struct task *t = rec_task_find(r, s->tid);
 
 	if (!t) {
 		/* A child whose first stop beat its parent's fork event. */
-		t = add_task(r, s->tid);
+		t = rec_task_add(r, s->tid);
 	}
 	hm_trace("stop: tid %d %s sig %d", s->tid, tracer_stop_name(s->kind), s->sig);
 	if (s->kind == TRACER_EXITED || s->kind == TRACER_KILLED) {
@@ -477,7 +385,7 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 	}
 	if (t->system == -1) {
 		/* Unclassified: only its initial stop can come before the parent's event. */
-		t->state = TASK_READY;
+		t->stopped_once = 1;
 		return;
 	}
 	if (t->system == 1)
@@ -504,10 +412,10 @@ static void end_system_tasks(struct rec *r)
 			continue;
 		if (err)
 			break;
-		t = find_task(r, s.tid);
+		t = rec_task_find(r, s.tid);
 		if (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED) {
 			if (t)
-				remove_task(r, t);
+				rec_task_remove(r, t);
 		} else {
 			tracer_cont(s.tid, 0);
 		}
@@ -553,19 +461,22 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		return err;
 	}
 	if (r.guest.system[0]) {
-		struct task *setup = add_task(&r, r.guest.system[0]);
+		struct task *setup = rec_task_add(&r, r.guest.system[0]);
 
 		setup->system = 1;
 		setup->state = TASK_RUNNING;
 	} else {
 		/* Seized while running: it is the running task from the start. */
-		struct task *t = add_task(&r, r.guest.main);
+		struct task *t = rec_task_add(&r, r.guest.main);
 
 		t->system = 0;
 		t->index = r.next_index++;
+		t->stopped_once = 1;
+		tracer_task_ids(t->tid, &t->tgid, &t->vtid);
 		r.running = t;
 		t->state = TASK_RUNNING;
 	}
+	rec_note_outside(&r);
 	if (!tracer_tsc_traps())
 		hm_info("rdtsc does not trap on this host (PR_SET_TSC has no effect): the "
 			"rdtsc and rdtscp instructions of each executable are patched instead");
@@ -578,16 +489,31 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	}
 	if (r.running)
 		tracer_blockwatch_set(r.running->tid);
+	if (opts->timeout_ns > 0)
+		tracer_blockwatch_deadline(opts->timeout_ns);
 	for (;;) {
 		struct tracer_stop s;
 
-		if (r.main_done && live_guest_tasks(&r) == 0)
+		if (r.ended || (r.main_done && rec_live_guests(&r) == 0))
 			break;
-		if (!r.running)
-			schedule(&r);
+		if (opts->virtual_timeout_ns > 0 && r.clock.now_ns > opts->virtual_timeout_ns) {
+			hm_error("the guest ran past --virtual-timeout: it was stopped");
+			rec_end_run(&r, HM_EXIT_SCHEDULER);
+			break;
+		}
+		if (!r.running) {
+			rec_schedule(&r);
+			if (r.ended)
+				break;
+		}
 		err = tracer_wait(&s);
 		if (err == -EINTR) {
-			check_blocked(&r);
+			if (tracer_blockwatch_expired()) {
+				hm_error("the guest ran past --timeout: it was killed");
+				rec_end_run(&r, HM_EXIT_TIMEOUT);
+				break;
+			}
+			rec_check_blocked(&r);
 			continue;
 		}
 		if (err == -ECHILD)
@@ -602,8 +528,11 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	end_system_tasks(&r);
 	tracer_tsc_free();
 	while (r.ntasks)
-		remove_task(&r, r.tasks[0]);
+		rec_task_remove(&r, r.tasks[0]);
 	free(r.tasks);
+	free(r.runq);
+	free(r.timers);
+	rec_forget_outside(&r);
 	rec_fsvirt_free(r.fs);
 	res->exit_status = r.main_done ? r.main_status : HM_EXIT_INTERNAL;
 	res->events = r.events;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Time syscalls, answered from the virtual clock and never run. Sleeps do
- * not sleep: they move virtual time forward by what was asked, which is
- * what a sleeper would see if nothing else were runnable (DESIGN.md
- * "Blocking": virtual time jumps). Error cases follow the kernel files under kernel/time/.
+ * Time syscalls, answered from the virtual clock and never run. A sleep
+ * is a wait until a virtual deadline: other tasks run meanwhile, and when
+ * none can, virtual time jumps to the earliest deadline (DESIGN.md
+ * "Blocking"). Error cases follow the kernel files under kernel/time/.
  */
 #include "config.h"
 
@@ -94,14 +94,27 @@ static int get_request(struct task *t, uint64_t addr, int64_t *ns)
 	return 0;
 }
 
+/* Sleep until virtual time DEADLINE; where the time left goes on EINTR. */
+static enum rec_action sleep_until(struct rec *r, struct task *t, struct rec_call *c,
+				   int64_t deadline, uint64_t rem)
+{
+	if (deadline <= r->clock.now_ns) {
+		c->ret = 0;
+		return REC_EMULATED;
+	}
+	t->poll_arg = rem;
+	rec_block(r, t, WAIT_SLEEP, deadline);
+	return REC_BLOCKED;
+}
+
 enum rec_action rec_sys_nanosleep(struct rec *r, struct task *t, struct rec_call *c)
 {
 	int64_t ns;
 
 	c->ret = get_request(t, c->args[0], &ns);
-	if (c->ret == 0)
-		rec_clock_advance(&r->clock, ns);
-	return REC_EMULATED;
+	if (c->ret)
+		return REC_EMULATED;
+	return sleep_until(r, t, c, r->clock.now_ns + ns, c->args[1]);
 }
 
 enum rec_action rec_sys_clock_nanosleep(struct rec *r, struct task *t, struct rec_call *c)
@@ -117,9 +130,8 @@ enum rec_action rec_sys_clock_nanosleep(struct rec *r, struct task *t, struct re
 	if (c->ret)
 		return REC_EMULATED;
 	if (c->args[1] & TIMER_ABSTIME)
-		ns -= now;
-	rec_clock_advance(&r->clock, ns);
-	return REC_EMULATED;
+		return sleep_until(r, t, c, r->clock.now_ns + (ns - now), 0);
+	return sleep_until(r, t, c, r->clock.now_ns + ns, c->args[3]);
 }
 
 /* times(2) counts in USER_HZ (100) ticks since boot. */

@@ -31,6 +31,8 @@ static pthread_t watch_thread, main_thread;
 static atomic_int watched_tid;
 static atomic_uint watched_gen;
 static atomic_int watch_quit;
+static int64_t wall_deadline; /* CLOCK_MONOTONIC ns; 0: none */
+static atomic_int wall_expired;
 static int watch_running;
 
 static int read_small(const char *path, char *buf, size_t size)
@@ -100,6 +102,14 @@ static void nap(long us)
 	nanosleep(&ts, NULL);
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void *watch(void *arg)
 {
 	unsigned last_gen = 0;
@@ -119,6 +129,13 @@ static void *watch(void *arg)
 		period = since < 10000 ? 250 : 2000;
 		nap(period);
 		since += period;
+		if (wall_deadline && mono_ns() >= wall_deadline) {
+			/* Repeat until the tracer has seen it: a signal may land
+			 * outside its waitpid. */
+			atomic_store(&wall_expired, 1);
+			pthread_kill(main_thread, SIGUSR1);
+			continue;
+		}
 		if (!tid || atomic_load(&watched_gen) != gen)
 			continue;
 		if (tracer_task_blocked(tid, NULL))
@@ -159,4 +176,14 @@ void tracer_blockwatch_set(pid_t tid)
 {
 	atomic_store(&watched_tid, tid);
 	atomic_fetch_add(&watched_gen, 1);
+}
+
+void tracer_blockwatch_deadline(int64_t ns)
+{
+	wall_deadline = mono_ns() + ns;
+}
+
+int tracer_blockwatch_expired(void)
+{
+	return atomic_load(&wall_expired);
 }

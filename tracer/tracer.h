@@ -147,10 +147,24 @@ void tracer_tsc_free(void);
 int tracer_blockwatch_start(void);
 void tracer_blockwatch_stop(void);
 void tracer_blockwatch_set(pid_t tid);
+/* Also wake the tracer, for good, once NS of wall time have passed. */
+void tracer_blockwatch_deadline(int64_t ns);
+/* Whether that deadline has passed. */
+int tracer_blockwatch_expired(void);
 /* Whether TID sleeps inside a syscall now ('S' in /proc/TID/stat); the
  * syscall number goes to *nr when not NULL. */
 int tracer_task_blocked(pid_t tid, long *nr);
 /* Bytes TID has read and written (rchar + wchar of /proc/TID/io). */
 uint64_t tracer_task_io(pid_t tid);
+
+/* ---- proc.c ---- */
+
+/* Thread group id (host) and the thread id the guest sees (NSpid). */
+int tracer_task_ids(pid_t tid, pid_t *tgid, pid_t *vtid);
+/* The syscall TID sleeps in, its arguments and the instruction pointer;
+ * -ENOENT when it is not in one. */
+int tracer_task_syscall(pid_t tid, long *nr, uint64_t args[6], uint64_t *pc);
+/* What TID's descriptor FD is ("pipe:[123]", "/dev/pts/0", ...). */
+int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
 
 #endif /* HERMIT_TRACER_H */

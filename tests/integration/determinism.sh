@@ -5,7 +5,7 @@
 # clocks start at the epoch, sleeping moves time without waiting, the seed
 # drives every source of randomness, the first guest process is pid 2,
 # inode numbers and times repeat, directories list sorted by name.
-. "$TESTS_SRCDIR/lib.sh"
+. "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 EPOCH=2026-01-01T00:00:00Z
 EPOCH_S=1767225600

@@ -5,7 +5,7 @@
 # bad usage, 126 for a program that cannot be executed, 127 for one that
 # does not exist. Each failure of hermit is one line on stderr that starts
 # with "hermit: ".
-. "$TESTS_SRCDIR/lib.sh"
+. "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 # one_line WHAT [WORD]: stderr of the last expect_status is one line that
 # starts with "hermit: " (and names WORD).

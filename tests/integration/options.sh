@@ -3,7 +3,7 @@
 # Options of `hermit run`: the log (--log, --log-file), the epoch (--epoch,
 # HERMIT_EPOCH, and the host time printed for reproduction when neither is
 # given) and --no-namespace.
-. "$TESTS_SRCDIR/lib.sh"
+. "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 # ---- --log and --log-file ----
 expect_status 0 run --log=debug -- true

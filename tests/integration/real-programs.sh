@@ -4,7 +4,7 @@
 # date, ls -li of files made during the run, a shell pipeline of several
 # processes with a sleep, and python3's random, time, urandom, uuid4 and
 # pid. Their output must also be what the virtual machine implies.
-. "$TESTS_SRCDIR/lib.sh"
+. "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 EPOCH_S=1767225600	# $HERMIT_EPOCH, 2026-01-01T00:00:00Z
 export TZ=UTC LC_ALL=C

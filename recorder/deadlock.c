@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telling a deadlock from a wait on the outside world, and reporting it.
+ *
+ * When no guest task can run and none has a deadline, each parked task
+ * sleeps in the kernel on something. A wait for a futex, a child, a signal
+ * or a pipe whose other end only the guest holds can only end through a
+ * guest task, and none can run: that is a deadlock. A wait on a terminal,
+ * on a pipe or socket hermit was given (its own stdin, say), on the host
+ * network (--network=host) or on anything unknown may end by itself, so
+ * it is not called a deadlock.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+void rec_note_outside(struct rec *r)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char target[128];
+
+		if (e->d_name[0] == '.' || tracer_fd_target(getpid(), atoi(e->d_name), target,
+							     sizeof(target)) < 0)
+			continue;
+		if (strncmp(target, "pipe:", 5) && strncmp(target, "socket:", 7))
+			continue;
+		r->outside = xrealloc(r->outside, (r->noutside + 1) * sizeof(*r->outside));
+		r->outside[r->noutside++] = xstrdup(target);
+	}
+	closedir(d);
+}
+
+void rec_forget_outside(struct rec *r)
+{
+	for (size_t i = 0; i < r->noutside; i++)
+		free(r->outside[i]);
+	free(r->outside);
+	r->outside = NULL;
+	r->noutside = 0;
+}
+
+static int fd_outside(const struct rec *r, pid_t tid, int fd)
+{
+	char target[128];
+
+	if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0)
+		return 0; /* closed under it: nothing will come */
+	for (size_t i = 0; i < r->noutside; i++) {
+		if (strcmp(target, r->outside[i]) == 0)
+			return 1;
+	}
+	if (strncmp(target, "pipe:", 5) == 0 || strcmp(target, "anon_inode:[eventfd]") == 0 ||
+	    strcmp(target, "anon_inode:[signalfd]") == 0)
+		return 0;
+	if (strncmp(target, "socket:", 7) == 0)
+		return r->opts->network_host;
+	/* terminals, timerfd (real time), inotify, devices, files: may end by themselves */
+	return 1;
+}
+
+static int pollfds_outside(const struct rec *r, pid_t tid, uint64_t addr, uint64_t n)
+{
+	struct pollfd pfd[64];
+
+	if (n > 64 || tracer_read_mem(tid, addr, pfd, n * sizeof(pfd[0])) < 0)
+		return 1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (pfd[i].fd >= 0 && fd_outside(r, tid, pfd[i].fd))
+			return 1;
+	}
+	return 0;
+}
+
+static int fdsets_outside(const struct rec *r, pid_t tid, const uint64_t args[6])
+{
+	int nfds = (int)args[0];
+
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return 1;
+	for (int k = 1; k <= 3; k++) {
+		fd_set set;
+
+		if (!args[k])
+			continue;
+		if (tracer_read_mem(tid, args[k], &set, sizeof(set)) < 0)
+			return 1;
+		for (int fd = 0; fd < nfds; fd++) {
+			if (FD_ISSET(fd, &set) && fd_outside(r, tid, fd))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The descriptors an epoll instance watches, from its fdinfo. */
+static int epoll_outside(const struct rec *r, pid_t tid, int epfd)
+{
+	char path[64], line[256];
+	FILE *f;
+	int outside = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, epfd);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	while (!outside && fgets(line, sizeof(line), f)) {
+		int fd;
+
+		if (sscanf(line, "tfd: %d", &fd) == 1 && fd_outside(r, tid, fd))
+			outside = 1;
+	}
+	fclose(f);
+	return outside;
+}
+
+int rec_waits_outside(const struct rec *r, const struct task *t)
+{
+	uint64_t args[6], pc;
+	long nr;
+
+	if (tracer_task_syscall(t->tid, &nr, args, &pc) < 0)
+		return 1;
+	switch (nr) {
+	case SYS_futex:
+	case SYS_wait4:
+	case SYS_waitid:
+	case SYS_pause:
+	case SYS_rt_sigsuspend:
+	case SYS_rt_sigtimedwait:
+	case SYS_flock:
+		return 0;
+	case SYS_read:
+	case SYS_readv:
+	case SYS_write:
+	case SYS_writev:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_recvmmsg:
+	case SYS_sendto:
+	case SYS_sendmsg:
+	case SYS_accept:
+	case SYS_accept4:
+	case SYS_connect:
+		return fd_outside(r, t->tid, (int)args[0]);
+	case SYS_poll:
+	case SYS_ppoll:
+		return pollfds_outside(r, t->tid, args[0], args[1]);
+	case SYS_select:
+	case SYS_pselect6:
+		return fdsets_outside(r, t->tid, args);
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return epoll_outside(r, t->tid, (int)args[0]);
+	default:
+		return 1;
+	}
+}
+
+/* What a parked task sleeps on, in words. */
+static void describe_parked(const struct task *t, char *buf, size_t size, uint64_t *pc)
+{
+	uint64_t args[6];
+	char target[128];
+	long nr;
+
+	*pc = 0;
+	if (tracer_task_syscall(t->tid, &nr, args, pc) < 0) {
+		snprintf(buf, size, "nothing known (not in a syscall)");
+		return;
+	}
+	switch (nr) {
+	case SYS_futex:
+		snprintf(buf, size, "futex %#llx in futex", (unsigned long long)args[0]);
+		break;
+	case SYS_wait4:
+	case SYS_waitid: {
+		long pid = nr == SYS_wait4 ? (long)(int)args[0] : (long)(int)args[1];
+
+		if (pid > 0)
+			snprintf(buf, size, "child %ld in %s", pid, nr == SYS_wait4 ? "wait4" : "waitid");
+		else
+			snprintf(buf, size, "any child in %s", nr == SYS_wait4 ? "wait4" : "waitid");
+		break;
+	}
+	case SYS_read:
+	case SYS_write:
+	case SYS_readv:
+	case SYS_writev:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_sendto:
+	case SYS_sendmsg:
+	case SYS_accept:
+	case SYS_accept4:
+	case SYS_connect:
+		if (tracer_fd_target(t->tid, (int)args[0], target, sizeof(target)) < 0)
+			snprintf(target, sizeof(target), "?");
+		snprintf(buf, size, "fd %d (%s) in syscall %ld", (int)args[0], target, nr);
+		break;
+	default:
+		snprintf(buf, size, "syscall %ld", nr);
+		break;
+	}
+}
+
+void rec_report_deadlock(struct rec *r)
+{
+	hm_error("deadlock: no guest thread can run, and none waits on time or the outside world");
+	for (size_t i = 0; i < r->ntasks; i++) {
+		const struct task *t = r->tasks[i];
+		char what[256];
+		uint64_t pc = 0;
+
+		if (t->system != 0)
+			continue;
+		if (t->state == TASK_WAITING && t->wait == WAIT_FUTEX) {
+			snprintf(what, sizeof(what), "futex %#llx in futex",
+				 (unsigned long long)t->futex_addr);
+			pc = t->call.regs.rip;
+		} else if (t->state == TASK_PARKED) {
+			describe_parked(t, what, sizeof(what), &pc);
+		} else if (t->state == TASK_VFORK_WAIT) {
+			snprintf(what, sizeof(what), "its vfork child");
+		} else {
+			snprintf(what, sizeof(what), "nothing (state %d)", t->state);
+		}
+		hm_error("  thread %d (process %d): waits on %s at pc %#llx", t->vtid,
+			 rec_vpid_of(r, t), what, (unsigned long long)pc);
+	}
+}

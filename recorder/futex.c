@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Futexes, emulated (DESIGN.md "Blocking"). Process-private futex
+ * operations never reach the kernel: the tracer keeps the wait queues,
+ * keyed by (thread group, address), and wakes waiters first in, first out,
+ * so which thread a wake-up picks is the same on every run, and timeouts
+ * run on the virtual clock. The semantics follow kernel/futex/ (waitwake.c,
+ * requeue.c) and futex(2).
+ *
+ * Left to the kernel: shared (non-private) futexes, whose key is a page of
+ * shared memory that other processes may map anywhere, and the PI
+ * operations, whose ownership rules the kernel enforces. Both may block;
+ * the block watch parks such a task and retries it (tracer/blockwatch.c),
+ * which is deterministic because nothing else runs meanwhile.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <time.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+#define FUTEX_CMD_MASK_ALL (~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME))
+
+static int read_word(struct task *t, uint64_t addr, uint32_t *val)
+{
+	if (addr & 3)
+		return -EINVAL;
+	return tracer_read_mem(t->tid, addr, val, sizeof(*val)) < 0 ? -EFAULT : 0;
+}
+
+/* The next waiter on (TGID, ADDR) matching BITSET, first come first. */
+static struct task *first_waiter(struct rec *r, pid_t tgid, uint64_t addr, uint32_t bitset)
+{
+	struct task *best = NULL;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *w = r->tasks[i];
+
+		if (w->state == TASK_WAITING && w->wait == WAIT_FUTEX && w->tgid == tgid &&
+		    w->futex_addr == addr && (w->futex_bitset & bitset) &&
+		    (!best || w->wait_seq < best->wait_seq))
+			best = w;
+	}
+	return best;
+}
+
+static long wake(struct rec *r, pid_t tgid, uint64_t addr, long n, uint32_t bitset)
+{
+	long woken = 0;
+	struct task *w;
+
+	while (woken < n && (w = first_waiter(r, tgid, addr, bitset))) {
+		rec_wake(r, w, 0);
+		woken++;
+	}
+	return woken;
+}
+
+/* Move up to N waiters from ADDR to ADDR2, in their order. */
+static long requeue(struct rec *r, pid_t tgid, uint64_t addr, uint64_t addr2, long n)
+{
+	long moved = 0;
+	struct task *w;
+
+	while (moved < n && (w = first_waiter(r, tgid, addr, FUTEX_BITSET_MATCH_ANY))) {
+		w->futex_addr = addr2;
+		w->wait_seq = ++r->wait_seq;
+		moved++;
+	}
+	return moved;
+}
+
+/* Deadline of a wait in virtual ns, -1 for none; or -errno. */
+static int64_t wait_deadline(struct rec *r, struct task *t, uint64_t uts, int absolute,
+			     int realtime, int64_t *deadline)
+{
+	struct timespec ts;
+	int64_t ns;
+
+	*deadline = -1;
+	if (!uts)
+		return 0;
+	if (tracer_read_mem(t->tid, uts, &ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= HM_NS_PER_SEC)
+		return -EINVAL;
+	ns = ts.tv_sec > INT64_MAX / HM_NS_PER_SEC / 2 ? INT64_MAX / 2
+						       : ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
+	if (!absolute)
+		*deadline = r->clock.now_ns + ns;
+	else if (realtime)
+		*deadline = ns - r->clock.epoch_ns;
+	else
+		*deadline = ns - REC_BOOT_NS;
+	if (*deadline < r->clock.now_ns)
+		*deadline = r->clock.now_ns;
+	return 0;
+}
+
+/* FUTEX_WAKE_OP's operation on the old value (futex_atomic_op_inuser). */
+static int wake_op(uint32_t encoded, uint32_t old, uint32_t *new_val)
+{
+	int op = (encoded >> 28) & 7, cmp = (encoded >> 24) & 15;
+	int oparg = (int)((encoded >> 12) & 0xfff), cmparg = (int)(encoded & 0xfff);
+
+	/* 12-bit signed fields */
+	if (oparg & 0x800)
+		oparg -= 0x1000;
+	if (cmparg & 0x800)
+		cmparg -= 0x1000;
+	if (encoded & (FUTEX_OP_OPARG_SHIFT << 28)) {
+		if (oparg < 0 || oparg > 31)
+			oparg &= 31;
+		oparg = (int)(1u << oparg);
+	}
+	switch (op) {
+	case FUTEX_OP_SET:
+		*new_val = (uint32_t)oparg;
+		break;
+	case FUTEX_OP_ADD:
+		*new_val = old + (uint32_t)oparg;
+		break;
+	case FUTEX_OP_OR:
+		*new_val = old | (uint32_t)oparg;
+		break;
+	case FUTEX_OP_ANDN:
+		*new_val = old & ~(uint32_t)oparg;
+		break;
+	case FUTEX_OP_XOR:
+		*new_val = old ^ (uint32_t)oparg;
+		break;
+	default:
+		return -ENOSYS;
+	}
+	switch (cmp) {
+	case FUTEX_OP_CMP_EQ:
+		return (int)old == cmparg;
+	case FUTEX_OP_CMP_NE:
+		return (int)old != cmparg;
+	case FUTEX_OP_CMP_LT:
+		return (int)old < cmparg;
+	case FUTEX_OP_CMP_LE:
+		return (int)old <= cmparg;
+	case FUTEX_OP_CMP_GT:
+		return (int)old > cmparg;
+	case FUTEX_OP_CMP_GE:
+		return (int)old >= cmparg;
+	default:
+		return -ENOSYS;
+	}
+}
+
+static enum rec_action reply(struct rec_call *c, long ret)
+{
+	c->ret = ret;
+	return REC_EMULATED;
+}
+
+enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c)
+{
+	uint64_t uaddr = c->args[0], uaddr2 = c->args[4];
+	int op = (int)c->args[1], cmd = op & FUTEX_CMD_MASK_ALL;
+	uint32_t val = (uint32_t)c->args[2], val2 = (uint32_t)c->args[3];
+	uint32_t val3 = (uint32_t)c->args[5], word, bitset = FUTEX_BITSET_MATCH_ANY;
+	int64_t deadline;
+	long n;
+	int err;
+
+	if (!(op & FUTEX_PRIVATE_FLAG))
+		return REC_CONT;
+	switch (cmd) {
+	case FUTEX_WAIT_BITSET:
+		if (!val3)
+			return reply(c, -EINVAL);
+		bitset = val3;
+		/* fall through */
+	case FUTEX_WAIT:
+		if ((op & FUTEX_CLOCK_REALTIME) && cmd == FUTEX_WAIT)
+			return reply(c, -ENOSYS);
+		err = wait_deadline(r, t, c->args[3], cmd == FUTEX_WAIT_BITSET,
+				    op & FUTEX_CLOCK_REALTIME, &deadline);
+		if (err)
+			return reply(c, err);
+		err = read_word(t, uaddr, &word);
+		if (err)
+			return reply(c, err);
+		if (word != val)
+			return reply(c, -EAGAIN);
+		t->futex_addr = uaddr;
+		t->futex_val = val;
+		t->futex_bitset = bitset;
+		rec_block(r, t, WAIT_FUTEX, deadline);
+		return REC_BLOCKED;
+	case FUTEX_WAKE_BITSET:
+		if (!val3)
+			return reply(c, -EINVAL);
+		bitset = val3;
+		/* fall through */
+	case FUTEX_WAKE:
+		if (uaddr & 3)
+			return reply(c, -EINVAL);
+		return reply(c, wake(r, t->tgid, uaddr, (int)val, bitset));
+	case FUTEX_CMP_REQUEUE:
+		err = read_word(t, uaddr, &word);
+		if (err)
+			return reply(c, err);
+		if (word != val3)
+			return reply(c, -EAGAIN);
+		/* fall through */
+	case FUTEX_REQUEUE:
+		if ((int)val < 0 || (int)val2 < 0 || (uaddr & 3) || (uaddr2 & 3))
+			return reply(c, -EINVAL);
+		n = wake(r, t->tgid, uaddr, (int)val, FUTEX_BITSET_MATCH_ANY);
+		if (uaddr2 != uaddr) {
+			long moved = requeue(r, t->tgid, uaddr, uaddr2, (int)val2);
+
+			if (cmd == FUTEX_CMP_REQUEUE)
+				n += moved;
+		}
+		return reply(c, n);
+	case FUTEX_WAKE_OP: {
+		uint32_t old, new_val = 0;
+		int cond;
+
+		err = read_word(t, uaddr2, &old);
+		if (err)
+			return reply(c, err);
+		cond = wake_op(val3, old, &new_val);
+		if (cond < 0)
+			return reply(c, cond);
+		if (tracer_write_mem(t->tid, uaddr2, &new_val, sizeof(new_val)) < 0)
+			return reply(c, -EFAULT);
+		n = wake(r, t->tgid, uaddr, (int)val, FUTEX_BITSET_MATCH_ANY);
+		if (cond)
+			n += wake(r, t->tgid, uaddr2, (int)val2, FUTEX_BITSET_MATCH_ANY);
+		return reply(c, n);
+	}
+	default:
+		/* PI futexes and anything newer: the kernel's (see above). */
+		return REC_CONT;
+	}
+}
+
+void rec_futex_recheck(struct rec *r, pid_t tgid)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *w = r->tasks[i];
+		uint32_t word;
+
+		if (w->state != TASK_WAITING || w->wait != WAIT_FUTEX || w->tgid != tgid)
+			continue;
+		/* The word changed without a wake-up we saw: a spurious wake-up
+		 * is always allowed, and the waiter will look again. */
+		if (read_word(w, w->futex_addr, &word) != 0 || word != w->futex_val)
+			rec_wake(r, w, 0);
+	}
+}

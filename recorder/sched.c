@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The scheduler (DESIGN.md "Serialization", "Blocking").
+ *
+ * Exactly one guest task runs. When it blocks, waits or ends, the next one
+ * is chosen, in this order, which depends only on what the guest did:
+ *
+ *  1. the run queue: tasks made ready, first in first out;
+ *  2. parked tasks and timed polls that something has happened since,
+ *     in creation order, to retry their call;
+ *  3. waiting tasks with a signal pending: their wait ends with EINTR;
+ *  4. the earliest deadline (a sleep, a futex or poll timeout, an alarm):
+ *     virtual time jumps to it;
+ *  5. parked tasks that wait on the outside world (a terminal, a pipe
+ *     from outside, the host network), retried in turn every few ms;
+ *  6. nothing: a deadlock. Every thread is reported and the run ends (121).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+struct task *rec_task_find(struct rec *r, pid_t tid)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->tid == tid)
+			return r->tasks[i];
+	}
+	return NULL;
+}
+
+struct task *rec_task_add(struct rec *r, pid_t tid)
+{
+	struct task *t = xcalloc(1, sizeof(*t));
+
+	t->tid = tid;
+	t->tgid = tid;
+	t->vtid = tid;
+	t->index = -1;
+	t->system = -1; /* unknown until its parent's event */
+	t->state = TASK_NEW;
+	t->deadline = -1;
+	if (r->ntasks == r->cap_tasks) {
+		r->cap_tasks = r->cap_tasks ? r->cap_tasks * 2 : 16;
+		r->tasks = xrealloc(r->tasks, r->cap_tasks * sizeof(*r->tasks));
+	}
+	r->tasks[r->ntasks++] = t;
+	return t;
+}
+
+static void runq_remove(struct rec *r, struct task *t)
+{
+	for (size_t i = 0; i < r->runq_len; i++) {
+		if (r->runq[i] == t) {
+			memmove(&r->runq[i], &r->runq[i + 1], (r->runq_len - i - 1) * sizeof(*r->runq));
+			r->runq_len--;
+			return;
+		}
+	}
+}
+
+void rec_task_remove(struct rec *r, struct task *t)
+{
+	runq_remove(r, t);
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i] == t) {
+			memmove(&r->tasks[i], &r->tasks[i + 1],
+				(r->ntasks - i - 1) * sizeof(*r->tasks));
+			r->ntasks--;
+			if (r->rr > i)
+				r->rr--;
+			break;
+		}
+	}
+	if (r->running == t) {
+		r->running = NULL;
+		tracer_blockwatch_set(0);
+	}
+	free(t);
+}
+
+void rec_make_ready(struct rec *r, struct task *t)
+{
+	t->state = TASK_READY;
+	t->wait = WAIT_NONE;
+	runq_remove(r, t);
+	if (r->runq_len == r->runq_cap) {
+		r->runq_cap = r->runq_cap ? r->runq_cap * 2 : 16;
+		r->runq = xrealloc(r->runq, r->runq_cap * sizeof(*r->runq));
+	}
+	r->runq[r->runq_len++] = t;
+}
+
+int rec_resume(struct task *t, enum resume_mode mode, int sig)
+{
+	int err = mode == RESUME_SYSCALL ? tracer_syscall(t->tid, sig) : tracer_cont(t->tid, sig);
+
+	/* ESRCH: it died under us; its exit is on its way to waitpid. */
+	return err == -ESRCH ? 0 : err;
+}
+
+void rec_run_task(struct rec *r, struct task *t)
+{
+	runq_remove(r, t);
+	t->state = TASK_RUNNING;
+	t->wait = WAIT_NONE;
+	r->running = t;
+	r->slice = 0;
+	if (!t->stopped_once)
+		return; /* resumed at its first stop, which is on its way */
+	tracer_blockwatch_set(t->tid);
+	rec_resume(t, t->resume, t->resume_sig);
+	t->resume_sig = 0;
+}
+
+void rec_set_aside(struct rec *r, struct task *t, enum task_state state, enum resume_mode mode)
+{
+	t->resume = mode;
+	if (state == TASK_READY)
+		rec_make_ready(r, t);
+	else
+		t->state = state;
+	if (r->running == t) {
+		r->running = NULL;
+		tracer_blockwatch_set(0);
+	}
+}
+
+void rec_block(struct rec *r, struct task *t, enum wait_kind kind, int64_t deadline)
+{
+	rec_set_aside(r, t, TASK_WAITING, RESUME_CONT);
+	t->wait = kind;
+	t->deadline = deadline;
+	t->wait_seq = ++r->wait_seq;
+}
+
+void rec_wake(struct rec *r, struct task *t, long ret)
+{
+	struct user_regs_struct *regs = &t->call.regs;
+
+	if (t->state != TASK_WAITING)
+		return;
+	if (t->wait == WAIT_POLL) {
+		/* Stopped at the exit of a rewound call: a retry re-executes it;
+		 * at the deadline, step past it with the result instead. */
+		if (t->deadline >= 0 && r->clock.now_ns >= t->deadline) {
+			regs->rip += 2;
+			regs->rax = (uint64_t)ret;
+			t->poll_retry = 0;
+			tracer_set_regs(t->tid, regs);
+		} else {
+			t->poll_retry = 1;
+		}
+	} else {
+		/* Stopped at the entry of a call that must not run: skip it. */
+		regs->orig_rax = (uint64_t)-1;
+		regs->rax = (uint64_t)ret;
+		tracer_set_regs(t->tid, regs);
+	}
+	t->deadline = -1;
+	rec_make_ready(r, t);
+}
+
+void rec_park(struct rec *r, struct task *t)
+{
+	/* A task that ran may have done anything natively (written a pipe,
+	 * sent on a socket). A retried call that blocks again did nothing. */
+	if (!t->retrying)
+		r->progress++;
+	t->retrying = 0;
+	t->outside = 0;
+	t->parked_at = r->progress;
+	hm_trace("task %d parked", t->index);
+	rec_set_aside(r, t, TASK_PARKED, t->resume);
+}
+
+void rec_check_blocked(struct rec *r)
+{
+	struct task *t = r->running;
+	long nr;
+
+	if (!t || t->wants_interrupt || !tracer_task_blocked(t->tid, &nr))
+		return;
+	hm_trace("task %d blocked in syscall %ld", t->index, nr);
+	if (tracer_interrupt(t->tid) == 0)
+		t->wants_interrupt = 1;
+}
+
+struct rec_timer *rec_timer_get(struct rec *r, pid_t tgid)
+{
+	for (size_t i = 0; i < r->ntimers; i++) {
+		if (r->timers[i].tgid == tgid && !r->timers[i].posix)
+			return &r->timers[i];
+	}
+	r->timers = xrealloc(r->timers, (r->ntimers + 1) * sizeof(*r->timers));
+	memset(&r->timers[r->ntimers], 0, sizeof(r->timers[0]));
+	r->timers[r->ntimers].tgid = tgid;
+	r->timers[r->ntimers].deadline = -1;
+	r->timers[r->ntimers].signo = SIGALRM;
+	return &r->timers[r->ntimers++];
+}
+
+pid_t rec_vpid_of(const struct rec *r, const struct task *t)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->tid == t->tgid)
+			return r->tasks[i]->vtid;
+	}
+	return t->vtid;
+}
+
+size_t rec_live_guests(const struct rec *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ntasks; i++)
+		n += r->tasks[i]->system != 1;
+	return n;
+}
+
+static int process_alive(const struct rec *r, pid_t tgid)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->tgid == tgid && r->tasks[i]->system == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The earliest due event: a task's deadline or a timer's. */
+static int64_t next_deadline(const struct rec *r)
+{
+	int64_t best = -1;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		const struct task *t = r->tasks[i];
+
+		if (t->state == TASK_WAITING && t->deadline >= 0 && (best < 0 || t->deadline < best))
+			best = t->deadline;
+	}
+	for (size_t i = 0; i < r->ntimers; i++) {
+		int64_t d = r->timers[i].deadline;
+
+		if (d >= 0 && (best < 0 || d < best))
+			best = d;
+	}
+	return best;
+}
+
+void rec_fire_due(struct rec *r)
+{
+	int64_t now = r->clock.now_ns;
+
+	for (;;) {
+		struct task *first = NULL;
+
+		/* Deadlines in order of time, then of waiting. */
+		for (size_t i = 0; i < r->ntasks; i++) {
+			struct task *t = r->tasks[i];
+
+			if (t->state != TASK_WAITING || t->deadline < 0 || t->deadline > now)
+				continue;
+			if (!first || t->deadline < first->deadline ||
+			    (t->deadline == first->deadline && t->wait_seq < first->wait_seq))
+				first = t;
+		}
+		if (!first)
+			break;
+		hm_trace("task %d: wait of kind %d timed out", first->index, first->wait);
+		rec_wake(r, first, first->wait == WAIT_FUTEX ? -ETIMEDOUT : 0);
+		r->progress++;
+	}
+	for (size_t i = 0; i < r->ntimers; i++) {
+		struct rec_timer *tm = &r->timers[i];
+
+		if (tm->deadline >= 0 && tm->deadline <= now) {
+			if (!process_alive(r, tm->tgid)) {
+				tm->deadline = -1;
+				continue;
+			}
+			rec_timer_fire(r, tm);
+			r->progress++;
+		}
+	}
+}
+
+/* Whether TID has a signal pending that it does not block. */
+static int signal_pending(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "SigPnd: %llx", &pnd);
+		sscanf(line, "ShdPnd: %llx", &shd);
+		sscanf(line, "SigBlk: %llx", &blk);
+	}
+	fclose(f);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+static struct task *next_where(struct rec *r, int (*ok)(const struct rec *, const struct task *))
+{
+	for (size_t k = 1; k <= r->ntasks; k++) {
+		size_t i = (r->rr + k) % r->ntasks;
+
+		if (r->tasks[i]->system == 0 && ok(r, r->tasks[i])) {
+			r->rr = i;
+			return r->tasks[i];
+		}
+	}
+	return NULL;
+}
+
+static int is_retryable(const struct rec *r, const struct task *t)
+{
+	return t->parked_at < r->progress &&
+	       (t->state == TASK_PARKED || (t->state == TASK_WAITING && t->wait == WAIT_POLL));
+}
+
+static int is_interrupted(const struct rec *r, const struct task *t)
+{
+	(void)r;
+	return t->state == TASK_WAITING && signal_pending(t->tid);
+}
+
+static int is_outside(const struct rec *r, const struct task *t)
+{
+	return t->state == TASK_PARKED && rec_waits_outside(r, t);
+}
+
+/*
+ * Before calling it a deadlock, give the kernel time to finish what it
+ * does asynchronously for the guest (loopback packets are delivered by a
+ * softirq that may run in ksoftirqd, after the sender's syscall returned)
+ * and retry every parked task, a few times. Returns 1 to retry.
+ */
+static int settle(struct rec *r)
+{
+	struct timespec ts = { 0, 20000000 };
+
+	if (r->progress != r->settle_progress) {
+		r->settle_progress = r->progress;
+		r->settle_rounds = 0;
+	}
+	if (r->settle_rounds >= 3)
+		return 0;
+	r->settle_rounds++;
+	nanosleep(&ts, NULL);
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *t = r->tasks[i];
+
+		if (t->state == TASK_PARKED && t->parked_at)
+			t->parked_at = r->progress - 1;
+	}
+	return 1;
+}
+
+/* Run a parked task again, following its call to see whether it ends. */
+static void retry(struct rec *r, struct task *t)
+{
+	if (t->state == TASK_WAITING) {
+		rec_wake(r, t, 0); /* a timed poll: re-executed from its seccomp stop */
+	} else {
+		t->retrying = 1;
+		if (!t->pending)
+			t->resume = RESUME_SYSCALL;
+	}
+	rec_run_task(r, t);
+}
+
+static int any_new(const struct rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->state == TASK_NEW || r->tasks[i]->system == -1)
+			return 1;
+	}
+	return 0;
+}
+
+void rec_schedule(struct rec *r)
+{
+	struct task *t;
+	int64_t due;
+
+	while (!r->ended && r->ntasks) {
+		rec_fire_due(r);
+		if (r->runq_len && !(r->runq_len == 1 && r->runq[0]->yielded)) {
+			r->runq[0]->yielded = 0;
+			rec_run_task(r, r->runq[0]);
+			return;
+		}
+		t = next_where(r, is_retryable);
+		if (t) {
+			hm_trace("retry task %d", t->index);
+			retry(r, t);
+			return;
+		}
+		if (r->runq_len) {
+			/* Only a task that yielded, and nobody to retry: back to it. */
+			r->runq[0]->yielded = 0;
+			rec_run_task(r, r->runq[0]);
+			return;
+		}
+		t = next_where(r, is_interrupted);
+		if (t) {
+			/* A signal ends the wait (futex(2), nanosleep(2): EINTR); a
+			 * poll is retried and meets the signal itself. */
+			if (t->wait == WAIT_SLEEP && t->poll_arg) {
+				int64_t left = t->deadline - r->clock.now_ns, sec, nsec;
+				struct timespec rem;
+
+				hm_ns_split(left > 0 ? left : 0, &sec, &nsec);
+				rem.tv_sec = (time_t)sec;
+				rem.tv_nsec = (long)nsec;
+				tracer_write_mem(t->tid, t->poll_arg, &rem, sizeof(rem));
+			}
+			rec_wake(r, t, -EINTR);
+			continue;
+		}
+		due = next_deadline(r);
+		if (due >= 0) {
+			if (due > r->clock.now_ns)
+				r->clock.now_ns = due;
+			rec_fire_due(r);
+			continue;
+		}
+		t = next_where(r, is_outside);
+		if (t) {
+			/* Everyone waits on the outside world: poll it gently. */
+			struct timespec ts = { 0, 2000000 };
+
+			nanosleep(&ts, NULL);
+			t->outside = 1;
+			retry(r, t);
+			return;
+		}
+		if (rec_live_guests(r) == 0 || any_new(r))
+			return; /* a new task's first stop is on its way */
+		if (settle(r))
+			continue;
+		rec_report_deadlock(r);
+		rec_end_run(r, HM_EXIT_SCHEDULER);
+		return;
+	}
+}
+
+void rec_end_run(struct rec *r, int status)
+{
+	r->ended = 1;
+	if (!r->main_done) {
+		r->main_done = 1;
+		r->main_status = status;
+	} else {
+		r->main_status = status;
+	}
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->system == 0)
+			kill(r->tasks[i]->tgid, SIGKILL);
+	}
+	if (r->running) {
+		r->running = NULL;
+		tracer_blockwatch_set(0);
+	}
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * poll, ppoll, select, pselect6, epoll_wait, epoll_pwait and epoll_pwait2
+ * with a finite timeout. The kernel would measure the timeout on the real
+ * clock; instead the call runs with a zero timeout. If something is ready
+ * it returns as it is. If not, the call is wound back (rip on its syscall
+ * instruction again) and the task waits: it is retried once something has
+ * happened, and returns 0 when virtual time reaches the deadline. Calls
+ * with no timeout or a zero one need no help: they block or not in the
+ * kernel and the block watch parks them.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+/* Where a call keeps its timeout. */
+struct timeout_arg {
+	int index;	/* argument number */
+	int kind;	/* 0: int milliseconds, 1: struct timespec *, 2: struct timeval * */
+};
+
+static int timeout_arg(long nr, struct timeout_arg *a)
+{
+	switch (nr) {
+	case SYS_poll:
+		*a = (struct timeout_arg){ 2, 0 };
+		return 0;
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+		*a = (struct timeout_arg){ 3, 0 };
+		return 0;
+	case SYS_ppoll:
+		*a = (struct timeout_arg){ 2, 1 };
+		return 0;
+	case SYS_pselect6:
+		*a = (struct timeout_arg){ 4, 1 };
+		return 0;
+	case SYS_epoll_pwait2:
+		*a = (struct timeout_arg){ 3, 1 };
+		return 0;
+	case SYS_select:
+		*a = (struct timeout_arg){ 4, 2 };
+		return 0;
+	default:
+		return -ENOSYS;
+	}
+}
+
+static uint64_t *reg_of(struct user_regs_struct *regs, int index)
+{
+	switch (index) {
+	case 0:
+		return (uint64_t *)&regs->rdi;
+	case 1:
+		return (uint64_t *)&regs->rsi;
+	case 2:
+		return (uint64_t *)&regs->rdx;
+	case 3:
+		return (uint64_t *)&regs->r10;
+	case 4:
+		return (uint64_t *)&regs->r8;
+	default:
+		return (uint64_t *)&regs->r9;
+	}
+}
+
+/* The timeout in ns (-1: none), or -errno. */
+static int read_timeout(struct task *t, const struct timeout_arg *a, uint64_t arg, int64_t *ns)
+{
+	if (a->kind == 0) {
+		int ms = (int)arg;
+
+		*ns = ms < 0 ? -1 : (int64_t)ms * 1000000;
+		return 0;
+	}
+	if (!arg) {
+		*ns = -1;
+		return 0;
+	}
+	if (a->kind == 1) {
+		struct timespec ts;
+
+		if (tracer_read_mem(t->tid, arg, &ts, sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= HM_NS_PER_SEC)
+			return -EINVAL;
+		*ns = ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
+	} else {
+		struct timeval tv;
+
+		if (tracer_read_mem(t->tid, arg, &tv, sizeof(tv)) < 0)
+			return -EFAULT;
+		if (tv.tv_sec < 0 || tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+			return -EINVAL;
+		*ns = tv.tv_sec * HM_NS_PER_SEC + tv.tv_usec * 1000;
+	}
+	return 0;
+}
+
+/* Store NS as the call's timeout (the time left, for the pointer kinds). */
+static int write_timeout(struct task *t, const struct timeout_arg *a, uint64_t arg, int64_t ns)
+{
+	int64_t sec, nsec;
+
+	hm_ns_split(ns, &sec, &nsec);
+	if (a->kind == 1) {
+		struct timespec ts = { (time_t)sec, (long)nsec };
+
+		return tracer_write_mem(t->tid, arg, &ts, sizeof(ts));
+	}
+	if (a->kind == 2) {
+		struct timeval tv = { (time_t)sec, (suseconds_t)(nsec / 1000) };
+
+		return tracer_write_mem(t->tid, arg, &tv, sizeof(tv));
+	}
+	return 0;
+}
+
+enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct timeout_arg a;
+	int64_t ns;
+
+	if (timeout_arg(c->nr, &a) < 0)
+		return REC_CONT;
+	if (!t->poll_retry) {
+		if (read_timeout(t, &a, c->args[a.index], &ns) < 0 || ns <= 0)
+			return REC_CONT; /* errors, blocking for ever, or not at all */
+		t->poll_arg = c->args[a.index];
+		t->poll_deadline = r->clock.now_ns + ns;
+	}
+	t->poll_retry = 0;
+	if (a.kind == 0) {
+		*reg_of(&c->regs, a.index) = 0;
+		tracer_set_regs(t->tid, &c->regs);
+	} else if (write_timeout(t, &a, t->poll_arg, 0) < 0) {
+		return REC_CONT;
+	}
+	return REC_EXIT_STOP;
+}
+
+void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct user_regs_struct regs;
+	struct timeout_arg a;
+	int64_t deadline = t->poll_deadline;
+
+	if (timeout_arg(c->nr, &a) < 0 || tracer_get_regs(t->tid, &regs) < 0)
+		return;
+	if (c->ret != 0 || r->clock.now_ns >= deadline) {
+		/* Done: give the caller its timeout argument back, less the time spent. */
+		if (a.kind == 0) {
+			*reg_of(&regs, a.index) = t->poll_arg;
+			regs.rax = (uint64_t)c->ret;
+			tracer_set_regs(t->tid, &regs);
+		} else {
+			write_timeout(t, &a, t->poll_arg,
+				      deadline > r->clock.now_ns ? deadline - r->clock.now_ns : 0);
+		}
+		return;
+	}
+	/* Nothing ready yet: wind the call back and wait. */
+	regs.rip -= 2;
+	regs.rax = (uint64_t)c->nr;
+	tracer_set_regs(t->tid, &regs);
+	t->call.regs = regs;
+	rec_block(r, t, WAIT_POLL, deadline);
+	t->parked_at = r->progress;
+}
+
+enum rec_action rec_sys_sched_yield(struct rec *r, struct task *t, struct rec_call *c)
+{
+	(void)c;
+	/* Let everyone else who can run go first (sched_yield(2)). */
+	t->yielded = 1;
+	r->slice = REC_SLICE;
+	return REC_CONT;
+}
