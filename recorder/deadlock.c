@@ -66,11 +66,12 @@ static int fd_outside(const struct rec *r, pid_t tid, int fd)
 			return 1;
 	}
 	if (strncmp(target, "pipe:", 5) == 0 || strcmp(target, "anon_inode:[eventfd]") == 0 ||
-	    strcmp(target, "anon_inode:[signalfd]") == 0)
+	    strcmp(target, "anon_inode:[signalfd]") == 0 ||
+	    strcmp(target, "anon_inode:[timerfd]") == 0) /* virtual: sys_timerfd.c */
 		return 0;
 	if (strncmp(target, "socket:", 7) == 0)
 		return r->opts->network_host;
-	/* terminals, timerfd (real time), inotify, devices, files: may end by themselves */
+	/* terminals, inotify, devices, files: may end by themselves */
 	return 1;
 }
 
@@ -233,6 +234,10 @@ void rec_report_deadlock(struct rec *r)
 		if (t->state == TASK_WAITING && t->wait == WAIT_FUTEX) {
 			snprintf(what, sizeof(what), "futex %#llx in futex",
 				 (unsigned long long)t->futex_addr);
+			pc = t->call.regs.rip;
+		} else if (t->state == TASK_WAITING && t->wait == WAIT_TIMERFD) {
+			snprintf(what, sizeof(what), "timerfd %d (disarmed) in read",
+				 (int)t->futex_addr);
 			pc = t->call.regs.rip;
 		} else if (t->state == TASK_PARKED) {
 			describe_parked(t, what, sizeof(what), &pc);

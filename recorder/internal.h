@@ -26,6 +26,7 @@ enum wait_kind {
 	WAIT_SLEEP,	/* nanosleep and friends: its deadline */
 	WAIT_POLL,	/* a poll-family call with a timeout: retried after progress,
 			 * returns 0 at its deadline */
+	WAIT_TIMERFD,	/* a read of an emulated timerfd: woken when it fires */
 };
 
 /* How a stopped task continues when it is next resumed. */
@@ -78,8 +79,9 @@ struct task {
  * timer (timer_create) of one process. */
 struct rec_timer {
 	pid_t tgid;
-	int posix;			/* 0: the process's ITIMER_REAL */
-	int id;				/* POSIX: the id the guest holds */
+	int posix;			/* 0: the process's ITIMER_REAL; 1: timer_create; 2: timerfd */
+	int id;				/* POSIX: the id the guest holds; timerfd: the fd */
+	uint64_t count;			/* timerfd: expirations not read yet */
 	int64_t deadline;		/* virtual ns; -1: disarmed */
 	int64_t interval;		/* 0: one shot */
 	long clockid;			/* POSIX: what an absolute time refers to */
@@ -212,6 +214,16 @@ void rec_timer_fire(struct rec *r, struct rec_timer *tm);
 /* exec deletes a process's POSIX timers (timer_create(2)). */
 void rec_timers_exec(struct rec *r, pid_t tgid);
 
+/* sys_timerfd.c */
+enum rec_action rec_sys_timerfd_create(struct rec *r, struct task *t, struct rec_call *c);
+void rec_sys_timerfd_create_exit(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_timerfd_settime(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_timerfd_gettime(struct rec *r, struct task *t, struct rec_call *c);
+/* A read of a high descriptor that is not a random device. */
+enum rec_action rec_timerfd_read(struct rec *r, struct task *t, struct rec_call *c);
+/* A timerfd reached its expiry: count it and wake a reader. */
+void rec_timerfd_fire(struct rec *r, struct rec_timer *tm);
+
 /* sys_time.c */
 enum rec_action rec_sys_clock_gettime(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_clock_getres(struct rec *r, struct task *t, struct rec_call *c);
@@ -235,6 +247,9 @@ enum rec_action rec_sys_getrandom(struct rec *r, struct task *t, struct rec_call
 enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c);
 void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_read_high(struct rec *r, struct task *t, struct rec_call *c);
+/* Move descriptor FD of T to a number >= REC_RANDOM_FD_MIN, where the
+ * seccomp filter stops its reads; the new number, or FD if that failed. */
+long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec);
 /* Fill AT_RANDOM of a freshly exec'd process. */
 int rec_fill_at_random(struct rec *r, pid_t tid);
 

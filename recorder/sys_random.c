@@ -91,29 +91,34 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 	return REC_CONT;
 }
 
-void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c)
+long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec)
 {
-	int flags = (int)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
-	uint64_t args[6] = { 0 };
+	uint64_t args[6] = { (uint64_t)fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, REC_RANDOM_FD_MIN };
 	long nfd;
 
-	if (c->ret < 0 || c->ret >= REC_RANDOM_FD_MIN || !is_random_fd(t->tid, c->ret))
-		return;
-	args[0] = (uint64_t)c->ret;
-	args[1] = (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD;
-	args[2] = REC_RANDOM_FD_MIN;
+	if (fd >= REC_RANDOM_FD_MIN)
+		return fd;
 	if (tracer_inject(t->tid, SYS_fcntl, args, &nfd) < 0 || nfd < 0) {
 		if (!r->urandom_warned)
-			hm_warn("cannot move a /dev/urandom descriptor above %d: its reads are "
-				"not deterministic", REC_RANDOM_FD_MIN);
+			hm_warn("cannot move a descriptor above %d: reads of /dev/urandom or of a "
+				"timerfd there are not deterministic", REC_RANDOM_FD_MIN);
 		r->urandom_warned = 1;
-		return;
+		return fd;
 	}
 	args[1] = 0;
 	args[2] = 0;
 	tracer_inject(t->tid, SYS_close, args, &(long){ 0 });
-	hm_trace("task %d: random device fd %ld moved to %ld", t->index, c->ret, nfd);
-	c->ret = nfd;
+	hm_trace("task %d: fd %ld moved to %ld", t->index, fd, nfd);
+	return nfd;
+}
+
+void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c)
+{
+	int flags = (int)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
+
+	if (c->ret < 0 || c->ret >= REC_RANDOM_FD_MIN || !is_random_fd(t->tid, c->ret))
+		return;
+	c->ret = rec_fd_move_high(r, t, c->ret, flags & O_CLOEXEC);
 }
 
 enum rec_action rec_sys_read_high(struct rec *r, struct task *t, struct rec_call *c)
@@ -123,7 +128,7 @@ enum rec_action rec_sys_read_high(struct rec *r, struct task *t, struct rec_call
 	long total = 0;
 
 	if (!is_random_fd(t->tid, (long)c->args[0]))
-		return REC_CONT;
+		return rec_timerfd_read(r, t, c);
 	if (c->nr == SYS_read || c->nr == SYS_pread64) {
 		c->ret = fill(r, t->tid, c->args[1], c->args[2]);
 		return REC_EMULATED;

@@ -108,7 +108,7 @@ enum rec_action rec_sys_getitimer(struct rec *r, struct task *t, struct rec_call
 static struct rec_timer *posix_find(struct rec *r, pid_t tgid, int id)
 {
 	for (size_t i = 0; i < r->ntimers; i++) {
-		if (r->timers[i].posix && r->timers[i].tgid == tgid && r->timers[i].id == id)
+		if (r->timers[i].posix == 1 && r->timers[i].tgid == tgid && r->timers[i].id == id)
 			return &r->timers[i];
 	}
 	return NULL;
@@ -285,7 +285,7 @@ enum rec_action rec_sys_timer_delete(struct rec *r, struct task *t, struct rec_c
 void rec_timers_exec(struct rec *r, pid_t tgid)
 {
 	for (size_t i = r->ntimers; i-- > 0;) {
-		if (r->timers[i].posix && r->timers[i].tgid == tgid)
+		if (r->timers[i].posix == 1 && r->timers[i].tgid == tgid)
 			timer_remove(r, &r->timers[i]);
 	}
 }
@@ -294,6 +294,10 @@ void rec_timer_fire(struct rec *r, struct rec_timer *tm)
 {
 	int64_t now = r->clock.now_ns;
 
+	if (tm->posix == 2) {
+		rec_timerfd_fire(r, tm);
+		return;
+	}
 	if (!tm->posix) {
 		hm_trace("SIGALRM to process %d", tm->tgid);
 		kill(tm->tgid, SIGALRM);

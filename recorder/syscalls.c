@@ -51,6 +51,10 @@ static const struct rec_syscall table[] = {
 	{ SYS_timer_gettime, "timer_gettime", 0, rec_sys_timer_gettime, NULL },
 	{ SYS_timer_getoverrun, "timer_getoverrun", 0, rec_sys_timer_getoverrun, NULL },
 	{ SYS_timer_delete, "timer_delete", 0, rec_sys_timer_delete, NULL },
+	{ SYS_timerfd_create, "timerfd_create", 0, rec_sys_timerfd_create,
+	  rec_sys_timerfd_create_exit },
+	{ SYS_timerfd_settime, "timerfd_settime", 0, rec_sys_timerfd_settime, NULL },
+	{ SYS_timerfd_gettime, "timerfd_gettime", 0, rec_sys_timerfd_gettime, NULL },
 	/* randomness: the PRNG */
 	{ SYS_getrandom, "getrandom", 0, rec_sys_getrandom, NULL },
 	{ SYS_open, "open", 0, rec_sys_open, rec_sys_open_exit },
