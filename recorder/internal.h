@@ -114,6 +114,11 @@ struct rec {
 	char **outside;			/* hermit's own pipes and sockets: the outside */
 	size_t noutside;
 	int ended;			/* the scheduler ended the run */
+	struct {
+		pid_t tgid;
+		int sig;
+	} *deferred;			/* signals from the terminal, not delivered yet */
+	size_t ndeferred;
 	uint64_t settle_progress;	/* progress when the last deadlock check began */
 	int settle_rounds;		/* retries since, before a deadlock is declared */
 
@@ -171,6 +176,8 @@ void rec_schedule(struct rec *r);
 /* The block watch says the running task sleeps: interrupt it. */
 void rec_check_blocked(struct rec *r);
 void rec_park(struct rec *r, struct task *t);
+/* run.c: send the terminal's signals held back (a scheduling point). */
+void rec_deliver_deferred(struct rec *r);
 /* Kill every guest process and end the run with STATUS. */
 void rec_end_run(struct rec *r, int status);
 struct rec_timer *rec_timer_get(struct rec *r, pid_t tgid);

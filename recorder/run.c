@@ -173,6 +173,8 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		rec_clock_advance(&r->clock, REC_SYSCALL_NS);
 		r->progress++;
 		rec_fire_due(r);
+		if (r->ndeferred)
+			rec_deliver_deferred(r);
 	}
 	if (tracer_get_regs(t->tid, &c->regs) < 0)
 		return; /* gone; its exit follows */
@@ -291,6 +293,40 @@ static void on_system_stop(struct rec *r, struct task *t, const struct tracer_st
 	}
 }
 
+/* Whether signal SIG pending for T was sent by the terminal (n_tty's
+ * isig() sends with SEND_SIG_PRIV: si_code SI_KERNEL). */
+static int from_terminal(struct task *t, int sig)
+{
+	siginfo_t si;
+
+	if (sig != SIGINT && sig != SIGQUIT && sig != SIGTSTP && sig != SIGHUP && sig != SIGWINCH)
+		return 0;
+	return tracer_siginfo(t->tid, &si) == 0 && si.si_code == SI_KERNEL;
+}
+
+static void defer_signal(struct rec *r, pid_t tgid, int sig)
+{
+	for (size_t i = 0; i < r->ndeferred; i++) {
+		if (r->deferred[i].tgid == tgid && r->deferred[i].sig == sig)
+			return;
+	}
+	r->deferred = xrealloc(r->deferred, (r->ndeferred + 1) * sizeof(*r->deferred));
+	r->deferred[r->ndeferred].tgid = tgid;
+	r->deferred[r->ndeferred].sig = sig;
+	r->ndeferred++;
+}
+
+void rec_deliver_deferred(struct rec *r)
+{
+	for (size_t i = 0; i < r->ndeferred; i++) {
+		hm_debug("signal %d from the terminal delivered to process %d", r->deferred[i].sig,
+			 r->deferred[i].tgid);
+		kill(r->deferred[i].tgid, r->deferred[i].sig);
+		r->progress++;
+	}
+	r->ndeferred = 0;
+}
+
 static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
 	switch (s->kind) {
@@ -341,6 +377,14 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 
 			digest_event(r, t, &tsc, 3);
 			rec_clock_advance(&r->clock, REC_TSC_NS);
+			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
+			break;
+		}
+		if (from_terminal(t, s->sig)) {
+			/* Ctrl-C and friends reach every process of the terminal's
+			 * foreground group at whatever instruction each is on. Hold
+			 * them back and deliver them at the next scheduling point. */
+			defer_signal(r, t->tgid, s->sig);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
@@ -532,6 +576,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	free(r.tasks);
 	free(r.runq);
 	free(r.timers);
+	free(r.deferred);
 	rec_forget_outside(&r);
 	rec_fsvirt_free(r.fs);
 	res->exit_status = r.main_done ? r.main_status : HM_EXIT_INTERNAL;

@@ -399,6 +399,8 @@ void rec_schedule(struct rec *r)
 
 	while (!r->ended && r->ntasks) {
 		rec_fire_due(r);
+		if (r->ndeferred)
+			rec_deliver_deferred(r);
 		if (r->runq_len && !(r->runq_len == 1 && r->runq[0]->yielded)) {
 			r->runq[0]->yielded = 0;
 			rec_run_task(r, r->runq[0]);

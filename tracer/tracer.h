@@ -10,6 +10,7 @@
 #define HERMIT_TRACER_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
@@ -86,6 +87,8 @@ const char *tracer_stop_name(enum tracer_stop_kind kind);
 int tracer_cont(pid_t tid, int sig);
 int tracer_syscall(pid_t tid, int sig);
 int tracer_interrupt(pid_t tid);
+/* The siginfo of TID's signal-delivery stop. */
+int tracer_siginfo(pid_t tid, siginfo_t *si);
 
 /* ---- mem.c: registers and memory ---- */
 
