@@ -20,6 +20,15 @@
 #                  PTRACE_CONT, nothing else: the floor for a ptrace
 #                  supervisor), and hermit's cost / the floor. Both costs
 #                  include the supervisor's start-up spread over the calls.
+#   futex-pingpong two threads hand a token back and forth FUTEX_N times
+#                  through raw private futexes (FUTEX_WAIT/WAKE_PRIVATE,
+#                  which hermit emulates); pipe-pingpong: two processes
+#                  bounce a byte over two pipes PIPE_N times (blocking
+#                  reads, which hermit parks and retries). Native and hermit
+#                  times, the ratio, and the cost of one switch from one
+#                  guest task to the other (two per round trip), natively
+#                  and hermit's extra: (hermit time - native time) /
+#                  (2 * N). No target: figures for the closing note.
 #   /bin/true      hermit's start-up and shut-down: the median time of
 #                  `hermit run -- /bin/true` less that of /bin/true, in ms.
 #
@@ -28,7 +37,8 @@
 # machine makes them noisy; rerun before believing a missed target.
 #
 # Environment: HERMIT (default: ../hermit from this script), CC (cc), RUNS,
-# SYSCALL_N (200000), INTERCEPT_N (50000), CPULOOP_N (600000000).
+# SYSCALL_N (200000), INTERCEPT_N (50000), CPULOOP_N (600000000),
+# FUTEX_N (10000), PIPE_N (1000).
 
 # The guests are run through functions that only measure() names.
 # shellcheck disable=SC2317
@@ -42,6 +52,8 @@ RUNS=${RUNS:-7}
 SYSCALL_N=${SYSCALL_N:-200000}
 INTERCEPT_N=${INTERCEPT_N:-50000}
 CPULOOP_N=${CPULOOP_N:-600000000}
+FUTEX_N=${FUTEX_N:-10000}
+PIPE_N=${PIPE_N:-1000}
 TRUE_RUNS=$((RUNS * 3))
 
 export HERMIT_EPOCH=${HERMIT_EPOCH:-2026-01-01T00:00:00Z}
@@ -56,8 +68,8 @@ die() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hermit-bench.XXXXXX") || die "cannot make a temporary folder"
 trap 'rm -rf "$tmp"' EXIT
 
-for prog in cpuloop syscall-loop baseline-tracer; do
-	"$CC" -O2 -Wall -Wextra -o "$tmp/$prog" "$here/$prog.c" -lseccomp ||
+for prog in cpuloop syscall-loop baseline-tracer futex-pingpong pipe-pingpong; do
+	"$CC" -O2 -Wall -Wextra -pthread -o "$tmp/$prog" "$here/$prog.c" -lseccomp ||
 		die "cannot build '$prog'"
 done
 
@@ -123,7 +135,7 @@ cpu_native() { "$tmp/cpuloop" "$CPULOOP_N"; }
 cpu_hermit() { "$HERMIT" run -- "$tmp/cpuloop" "$CPULOOP_N"; }
 measure "$RUNS" cpu_native cpu_hermit
 r=$(ratio "${med[1]}" "${med[2]}")
-printf '%-13s native %7.3f s  hermit %7.3f s  ratio %.3fx  (target <= 1.05x: %s)\n' \
+printf '%-14s native %7.3f s  hermit %7.3f s  ratio %.3fx  (target <= 1.05x: %s)\n' \
 	cpuloop "${med[1]}" "${med[2]}" "$r" "$(met "$r" 1.05)"
 
 plain_native() { "$tmp/syscall-loop" "$SYSCALL_N"; }
@@ -136,7 +148,7 @@ r=$(ratio "${med[1]}" "${med[2]}")
 read -r hcost bcost < <(awk -v n="${med[1]}" -v h="${med[2]}" -v b="${med[3]}" \
 	-v calls="$((SYSCALL_N * 2))" 'BEGIN {
 		printf "%.3f %.3f\n", (h - n) / calls * 1e6, (b - n) / calls * 1e6 }')
-printf '%-13s native %7.3f s  hermit %7.3f s  ratio %.3fx  per syscall: hermit +%s us, a tracer stopping on them +%s us  (no stops: %s)\n' \
+printf '%-14s native %7.3f s  hermit %7.3f s  ratio %.3fx  per syscall: hermit +%s us, a tracer stopping on them +%s us  (no stops: %s)\n' \
 	syscall-loop "${med[1]}" "${med[2]}" "$r" "$hcost" "$bcost" \
 	"$(awk -v h="$hcost" -v b="$bcost" 'BEGIN { print (h < b / 10 ? "met" : "NOT MET") }')"
 
@@ -148,13 +160,36 @@ read -r hcost bcost r < <(awk -v n="${med[1]}" -v h="${med[2]}" -v b="${med[3]}"
 	-v calls="$INTERCEPT_N" 'BEGIN {
 		hc = (h - n) / calls * 1e6; bc = (b - n) / calls * 1e6
 		printf "%.2f %.2f %s\n", hc, bc, (bc > 0 ? sprintf("%.3f", hc / bc) : "n/a") }')
-printf '%-13s native %7.3f s  hermit %7.3f s  baseline %.3f s  per stop: hermit %.2f us, baseline %.2f us  ratio %sx  (target <= 1.3x: %s)\n' \
+printf '%-14s native %7.3f s  hermit %7.3f s  baseline %.3f s  per stop: hermit %.2f us, baseline %.2f us  ratio %sx  (target <= 1.3x: %s)\n' \
 	intercepted "${med[1]}" "${med[2]}" "${med[3]}" "$hcost" "$bcost" "$r" "$(met "$r" 1.3)"
+
+# Print the line of a ping-pong benchmark: its name and N, from med[1]
+# (native) and med[2] (hermit); a switch is one hand-off, two per round trip.
+pingpong_line() {
+	local r native_us hermit_us
+
+	r=$(ratio "${med[1]}" "${med[2]}")
+	read -r native_us hermit_us < <(awk -v n="${med[1]}" -v h="${med[2]}" \
+		-v switches="$(($2 * 2))" 'BEGIN {
+			printf "%.2f %.2f\n", n / switches * 1e6, (h - n) / switches * 1e6 }')
+	printf '%-14s native %7.3f s  hermit %7.3f s  ratio %.1fx  per switch: native %s us, hermit +%s us  (no target: for the closing note)\n' \
+		"$1" "${med[1]}" "${med[2]}" "$r" "$native_us" "$hermit_us"
+}
+
+futex_native() { "$tmp/futex-pingpong" "$FUTEX_N"; }
+futex_hermit() { "$HERMIT" run -- "$tmp/futex-pingpong" "$FUTEX_N"; }
+measure "$RUNS" futex_native futex_hermit
+pingpong_line futex-pingpong "$FUTEX_N"
+
+pipe_native() { "$tmp/pipe-pingpong" "$PIPE_N"; }
+pipe_hermit() { "$HERMIT" run -- "$tmp/pipe-pingpong" "$PIPE_N"; }
+measure "$RUNS" pipe_native pipe_hermit
+pingpong_line pipe-pingpong "$PIPE_N"
 
 true_hermit() { "$HERMIT" run -- /bin/true; }
 measure "$TRUE_RUNS" /bin/true true_hermit
 read -r n h d < <(awk -v n="${med[1]}" -v h="${med[2]}" \
 	'BEGIN { printf "%.1f %.1f %.1f\n", n * 1000, h * 1000, (h - n) * 1000 }')
-printf '%-13s native %7.1f ms hermit %7.1f ms  difference %.1f ms  (target <= 30 ms: %s)\n' \
+printf '%-14s native %7.1f ms hermit %7.1f ms  difference %.1f ms  (target <= 30 ms: %s)\n' \
 	/bin/true "$n" "$h" "$d" "$(met "$d" 30)"
 exit 0
