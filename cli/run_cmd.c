@@ -33,6 +33,11 @@ enum {
 	OPT_HELP,
 	OPT_TIMEOUT,
 	OPT_VIRTUAL_TIMEOUT,
+	OPT_PREEMPT,
+	OPT_CHAOS,
+	OPT_SCHED_SEED,
+	OPT_CHAOS_SEEDED_TIMESLICE,
+	OPT_MAX_TIMESLICE,
 };
 
 static const struct option run_options[] = {
@@ -46,6 +51,11 @@ static const struct option run_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "virtual-timeout", required_argument, NULL, OPT_VIRTUAL_TIMEOUT },
+	{ "preempt", required_argument, NULL, OPT_PREEMPT },
+	{ "chaos", no_argument, NULL, OPT_CHAOS },
+	{ "sched-seed", required_argument, NULL, OPT_SCHED_SEED },
+	{ "chaos-seeded-timeslice", no_argument, NULL, OPT_CHAOS_SEEDED_TIMESLICE },
+	{ "max-timeslice", required_argument, NULL, OPT_MAX_TIMESLICE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -63,6 +73,13 @@ void cli_run_usage(int ok)
 		"  --strict            refuse to run without --epoch or HERMIT_EPOCH\n"
 		"  --no-namespace      no user, pid, mount, ipc, uts and network namespaces\n"
 		"  --network=host      keep the host network (default: loopback only)\n"
+		"  --preempt=SOURCE    auto, pmu, sites or none: what interrupts a thread that\n"
+		"                      makes no syscalls (default auto)\n"
+		"  --chaos             seeded random priorities and timeslices, to find races\n"
+		"  --sched-seed N      seed of the scheduler's choices (default: --seed)\n"
+		"  --chaos-seeded-timeslice\n"
+		"                      draw the maximum timeslice from the seed too\n"
+		"  --max-timeslice N   ticks a thread may run before others get a turn\n"
 		"  --timeout DURATION  kill the guest after this much wall-clock time (exit 124)\n"
 		"  --virtual-timeout DURATION\n"
 		"                      end the run when virtual time passes this (exit 121)\n"
@@ -100,7 +117,7 @@ int cli_run(int argc, char **argv)
 	struct rec_options opts = { 0 };
 	struct rec_result res;
 	const char *epoch = getenv("HERMIT_EPOCH"), *epoch_from = "HERMIT_EPOCH";
-	int strict = 0, c, err;
+	int strict = 0, sched_seed_set = 0, c, err;
 
 	opts.namespaces = 1;
 	opts.envp = environ;
@@ -167,6 +184,40 @@ int cli_run(int argc, char **argv)
 				opts.virtual_timeout_ns = ns;
 			break;
 		}
+		case OPT_PREEMPT:
+			if (strcmp(optarg, "auto") == 0) {
+				opts.preempt = REC_PREEMPT_AUTO;
+			} else if (strcmp(optarg, "pmu") == 0) {
+				opts.preempt = REC_PREEMPT_PMU;
+			} else if (strcmp(optarg, "sites") == 0) {
+				opts.preempt = REC_PREEMPT_SITES;
+			} else if (strcmp(optarg, "none") == 0) {
+				opts.preempt = REC_PREEMPT_NONE;
+			} else {
+				hm_error("invalid --preempt '%s': expected auto, pmu, sites or none",
+					 optarg);
+				return HM_EXIT_INTERNAL;
+			}
+			break;
+		case OPT_CHAOS:
+			opts.chaos = 1;
+			break;
+		case OPT_SCHED_SEED:
+			if (parse_u64(optarg, &opts.sched_seed) < 0) {
+				hm_error("invalid --sched-seed '%s': not an unsigned integer", optarg);
+				return HM_EXIT_INTERNAL;
+			}
+			sched_seed_set = 1;
+			break;
+		case OPT_CHAOS_SEEDED_TIMESLICE:
+			opts.chaos_seeded_timeslice = 1;
+			break;
+		case OPT_MAX_TIMESLICE:
+			if (parse_u64(optarg, &opts.max_timeslice) < 0 || opts.max_timeslice == 0) {
+				hm_error("invalid --max-timeslice '%s': not a positive integer", optarg);
+				return HM_EXIT_INTERNAL;
+			}
+			break;
 		case 'h':
 		case OPT_HELP:
 			cli_run_usage(1);
@@ -197,8 +248,10 @@ int cli_run(int argc, char **argv)
 
 		opts.epoch_ns = host_epoch();
 		hm_format_rfc3339(opts.epoch_ns, text, sizeof(text));
-		hm_warn("--epoch=%s (the host time now; pass it to repeat this run)", text);
+		hm_notice("--epoch=%s (the host time now; pass it to repeat this run)", text);
 	}
+	if (!sched_seed_set)
+		opts.sched_seed = opts.seed;
 	opts.argv = argv + optind;
 	err = rec_run(&opts, &res);
 	if (err)

@@ -45,6 +45,9 @@ int hm_log_enabled(enum hm_log_level level);
 /* One line "hermit: <level>: ..." to the log when LEVEL is enabled. */
 void hm_log(enum hm_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* One line "hermit: ..." to the log, unless --log=error: what hermit
+ * chose for the user to know (the epoch, the tick source). */
+void hm_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One line "hermit: ..." on stderr, always, in one write. */
 void hm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* strerror(-err or err) with a lower-case first letter, for messages. */

@@ -100,6 +100,17 @@ void hm_log(enum hm_log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
+void hm_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_level < HM_LOG_WARN)
+		return;
+	va_start(ap, fmt);
+	emit(log_file ? log_file : stderr, "", fmt, ap);
+	va_end(ap);
+}
+
 void hm_error(const char *fmt, ...)
 {
 	va_list ap;

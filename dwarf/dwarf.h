@@ -48,4 +48,28 @@ int dw_insn_scan_buf(const unsigned char *buf, size_t len, uint64_t vaddr,
  */
 int dw_elf_load_base(const char *path, uint64_t *vaddr, int *pie);
 
+/* ---- sites.c: preemption sites ---- */
+
+struct dw_site {
+	uint64_t vaddr;		/* link-time address of an instruction start */
+	int backward;		/* a branch back: every loop passes one */
+};
+
+/*
+ * Choose the preemption sites of the ELF file at PATH (DESIGN.md
+ * "Preemption", sites): every backward branch, so that each loop can be
+ * interrupted, and, when DENSITY > 0, about one other instruction in
+ * DENSITY, picked by a hash of SEED and the address (chaos: different seeds
+ * interrupt code at different places). Instructions that must not be
+ * single-stepped over a breakpoint (syscall, int3, int, ud2, hlt) and
+ * instructions that change control flow otherwise are never sites. At most
+ * MAX sites; the count, or -errno.
+ */
+int dw_sites(const char *path, uint64_t seed, unsigned density, size_t max,
+	     int (*cb)(const struct dw_site *site, void *arg), void *arg);
+/* The same for BUF (LEN bytes at VADDR). */
+int dw_sites_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
+		 unsigned density, size_t max, int (*cb)(const struct dw_site *site, void *arg),
+		 void *arg);
+
 #endif /* HERMIT_DWARF_H */

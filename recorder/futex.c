@@ -17,6 +17,10 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2 13
+#endif
 #include <time.h>
 
 #include "common/common.h"
@@ -47,16 +51,27 @@ static struct task *first_waiter(struct rec *r, pid_t tgid, uint64_t addr, uint3
 	return best;
 }
 
-static long wake(struct rec *r, pid_t tgid, uint64_t addr, long n, uint32_t bitset)
+/* Wake up to N waiters. futex_wake() and futex_wake_op() count after a
+ * wake, so a limit of 0 still wakes one (AT_LEAST_ONE); futex_requeue()
+ * counts before. */
+static long wake_n(struct rec *r, pid_t tgid, uint64_t addr, long n, uint32_t bitset,
+		   int at_least_one)
 {
 	long woken = 0;
 	struct task *w;
 
+	if (at_least_one && n < 1)
+		n = 1;
 	while (woken < n && (w = first_waiter(r, tgid, addr, bitset))) {
 		rec_wake(r, w, 0);
 		woken++;
 	}
 	return woken;
+}
+
+static long wake(struct rec *r, pid_t tgid, uint64_t addr, long n, uint32_t bitset)
+{
+	return wake_n(r, tgid, addr, n, bitset, 1);
 }
 
 /* Move up to N waiters from ADDR to ADDR2, in their order. */
@@ -171,6 +186,10 @@ enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c)
 
 	if (!(op & FUTEX_PRIVATE_FLAG))
 		return REC_CONT;
+	/* do_futex(): only these take FUTEX_CLOCK_REALTIME. */
+	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_WAIT_REQUEUE_PI &&
+	    cmd != FUTEX_LOCK_PI2)
+		return reply(c, -ENOSYS);
 	switch (cmd) {
 	case FUTEX_WAIT_BITSET:
 		if (!val3)
@@ -178,8 +197,6 @@ enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c)
 		bitset = val3;
 		/* fall through */
 	case FUTEX_WAIT:
-		if ((op & FUTEX_CLOCK_REALTIME) && cmd == FUTEX_WAIT)
-			return reply(c, -ENOSYS);
 		err = wait_deadline(r, t, c->args[3], cmd == FUTEX_WAIT_BITSET,
 				    op & FUTEX_CLOCK_REALTIME, &deadline);
 		if (err)
@@ -213,18 +230,17 @@ enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c)
 	case FUTEX_REQUEUE:
 		if ((int)val < 0 || (int)val2 < 0 || (uaddr & 3) || (uaddr2 & 3))
 			return reply(c, -EINVAL);
-		n = wake(r, t->tgid, uaddr, (int)val, FUTEX_BITSET_MATCH_ANY);
-		if (uaddr2 != uaddr) {
-			long moved = requeue(r, t->tgid, uaddr, uaddr2, (int)val2);
-
-			if (cmd == FUTEX_CMP_REQUEUE)
-				n += moved;
-		}
+		/* futex_requeue() serves both and counts woken plus moved. */
+		n = wake_n(r, t->tgid, uaddr, (int)val, FUTEX_BITSET_MATCH_ANY, 0);
+		if (uaddr2 != uaddr)
+			n += requeue(r, t->tgid, uaddr, uaddr2, (int)val2);
 		return reply(c, n);
 	case FUTEX_WAKE_OP: {
 		uint32_t old, new_val = 0;
 		int cond;
 
+		if (uaddr & 3)
+			return reply(c, -EINVAL);
 		err = read_word(t, uaddr2, &old);
 		if (err)
 			return reply(c, err);

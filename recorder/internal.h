@@ -71,6 +71,9 @@ struct task {
 	int poll_retry;			/* WAIT_POLL: the next entry is a retry */
 	int64_t poll_deadline;		/* WAIT_POLL: virtual ns when it returns 0 */
 	int yielded;			/* sched_yield: others first */
+	uint64_t ticks;			/* ticks since it was last chosen */
+	uint64_t timeslice;		/* ticks it may run before others get a turn */
+	int priority;			/* chaos: higher runs first */
 	uint64_t poll_arg;		/* WAIT_POLL: the timeout argument as given;
 					 * WAIT_SLEEP: where the time left goes on EINTR */
 };
@@ -114,6 +117,11 @@ struct rec {
 	char **outside;			/* hermit's own pipes and sockets: the outside */
 	size_t noutside;
 	int ended;			/* the scheduler ended the run */
+	enum rec_preempt ticks_source;	/* what preempts: sites or none */
+	struct rec_prng sched_prng;	/* chaos decisions, from --sched-seed */
+	uint64_t max_slice;		/* ticks of a timeslice (chaos: its bound) */
+	int said_preemption;		/* the tick source line was printed */
+	char preempt_why[256];		/* why that source */
 	struct {
 		pid_t tgid;
 		int sig;
@@ -176,6 +184,8 @@ void rec_schedule(struct rec *r);
 /* The block watch says the running task sleeps: interrupt it. */
 void rec_check_blocked(struct rec *r);
 void rec_park(struct rec *r, struct task *t);
+/* run.c: add an event to the run's digest. */
+void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind);
 /* run.c: send the terminal's signals held back (a scheduling point). */
 void rec_deliver_deferred(struct rec *r);
 /* Kill every guest process and end the run with STATUS. */
@@ -195,6 +205,29 @@ void rec_report_deadlock(struct rec *r);
  * the outside world. */
 void rec_note_outside(struct rec *r);
 void rec_forget_outside(struct rec *r);
+
+/* preempt.c: ticks, timeslices and chaos */
+/* Choose the tick source at start; -errno with a message printed. */
+int rec_preempt_init(struct rec *r);
+/* Say, once, which tick source preempts (when there is something to preempt). */
+void rec_preempt_announce(struct rec *r);
+/* A new guest task: its priority and first timeslice. */
+void rec_preempt_new_task(struct rec *r, struct task *t);
+/* After exec or fork: put the breakpoints of the sites in place. */
+void rec_preempt_exec(struct rec *r, struct task *t);
+void rec_preempt_fork(struct rec *r, struct task *parent, struct task *child);
+/* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set aside). */
+int rec_preempt_trap(struct rec *r, struct task *t);
+/* Whether the running task T should give way now; chaos may say yes at a syscall. */
+int rec_preempt_at_syscall(struct rec *r, struct task *t);
+/* Someone other than RUNNING could run now. */
+int rec_others_can_run(const struct rec *r, const struct task *running);
+/* The spin watch: T ran too long without a stop; preempt it if others wait. */
+void rec_check_spin(struct rec *r);
+/* T chosen to run: start its timeslice. */
+void rec_preempt_chosen(struct rec *r, struct task *t);
+/* The next ready task to run: FIFO, or by priority under chaos. */
+struct task *rec_pick_ready(struct rec *r);
 
 /* futex.c */
 enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c);

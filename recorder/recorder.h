@@ -11,6 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tick sources (DESIGN.md "Preemption"). */
+enum rec_preempt {
+	REC_PREEMPT_AUTO,
+	REC_PREEMPT_PMU,
+	REC_PREEMPT_SITES,
+	REC_PREEMPT_NONE,
+};
+
 struct rec_options {
 	char *const *argv;	/* guest command */
 	char *const *envp;	/* guest environment */
@@ -20,6 +28,11 @@ struct rec_options {
 	int network_host;	/* --network=host */
 	int64_t virtual_timeout_ns; /* --virtual-timeout: end (121) past this virtual time; 0: none */
 	int64_t timeout_ns;	/* --timeout: kill the guest (124) after this wall time; 0: none */
+	enum rec_preempt preempt; /* --preempt */
+	int chaos;		/* --chaos */
+	uint64_t sched_seed;	/* --sched-seed, default --seed */
+	int chaos_seeded_timeslice; /* --chaos-seeded-timeslice */
+	uint64_t max_timeslice;	/* --max-timeslice in ticks; 0: the default */
 };
 
 struct rec_result {

@@ -24,6 +24,13 @@
 #include "internal.h"
 
 
+/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK:
+ * the call was interrupted and will be restarted (include/linux/errno.h). */
+static int is_restart(long ret)
+{
+	return ret == -512 || ret == -513 || ret == -514 || ret == -516;
+}
+
 /* FNV-1a over the fields of an event: the run's digest. */
 static void digest(struct rec *r, const void *p, size_t n)
 {
@@ -35,7 +42,7 @@ static void digest(struct rec *r, const void *p, size_t n)
 	}
 }
 
-static void digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind)
+void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind)
 {
 	int64_t fields[10] = { kind, t->index, c->nr };
 
@@ -79,6 +86,8 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 	}
 	tgid = t->tgid;
 	guest = t->system == 0;
+	if (guest && t->tid == t->tgid)
+		tracer_sites_drop(tgid);
 	rec_task_remove(r, t);
 	/* The kernel cleared its tid word and released its robust futexes. */
 	if (guest)
@@ -118,6 +127,11 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 	tracer_task_ids(tid, &c->tgid, &c->vtid);
 	if (vfork)
 		c->vfork_parent = p->tid;
+	rec_preempt_new_task(r, c);
+	if (p->system == 0)
+		rec_preempt_fork(r, p, c);
+	if (rec_live_guests(r) > 1)
+		rec_preempt_announce(r);
 	/* Ready now, at its parent's event, not when its first stop happens
 	 * to be reported: that order is the kernel's, not the guest's. */
 	rec_make_ready(r, c);
@@ -136,6 +150,7 @@ static void on_exec(struct rec *r, struct task *t)
 	}
 	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)
 		hm_warn("cannot patch the rdtsc instructions of task %d", t->index);
+	rec_preempt_exec(r, t);
 	if (rec_fill_at_random(r, t->tid) < 0)
 		hm_warn("cannot set AT_RANDOM of task %d", t->index);
 	if (t->vfork_parent) {
@@ -152,6 +167,10 @@ static void go_on(struct rec *r, struct task *t, enum resume_mode mode)
 {
 	if (t->state != TASK_RUNNING)
 		return; /* it waits, or died */
+	if (rec_preempt_at_syscall(r, t)) {
+		rec_set_aside(r, t, TASK_READY, mode);
+		return;
+	}
 	if (++r->slice >= REC_SLICE) {
 		r->slice = 0;
 		if (r->runq_len || t->yielded) {
@@ -198,7 +217,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		hm_trace("task %d: %s(%#lx, %#lx, %#lx) = %ld (emulated)", t->index, row->name,
 			 (unsigned long)c->args[0], (unsigned long)c->args[1],
 			 (unsigned long)c->args[2], c->ret);
-		digest_event(r, t, c, 1);
+		rec_digest_event(r, t, c, 1);
 		c->regs.orig_rax = (uint64_t)-1;
 		c->regs.rax = (uint64_t)c->ret;
 		tracer_set_regs(t->tid, &c->regs);
@@ -209,7 +228,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		rec_resume(t, RESUME_SYSCALL, 0);
 		break;
 	case REC_CONT:
-		digest_event(r, t, c, 0);
+		rec_digest_event(r, t, c, 0);
 		if (t->retrying)
 			rec_resume(t, RESUME_SYSCALL, 0); /* to see whether it finishes */
 		else
@@ -217,16 +236,9 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		break;
 	case REC_BLOCKED:
 		hm_trace("task %d: %s waits", t->index, row->name);
-		digest_event(r, t, c, 4);
+		rec_digest_event(r, t, c, 4);
 		break;
 	}
-}
-
-/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK:
- * the call was interrupted and will be restarted (include/linux/errno.h). */
-static int is_restart(long ret)
-{
-	return ret == -512 || ret == -513 || ret == -514 || ret == -516;
 }
 
 static void on_syscall_exit(struct rec *r, struct task *t)
@@ -271,7 +283,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	hm_trace("task %d: %s(%#lx, %#lx, %#lx) = %ld", t->index, row->name,
 		 (unsigned long)c->args[0], (unsigned long)c->args[1], (unsigned long)c->args[2],
 		 c->ret);
-	digest_event(r, t, c, 2);
+	rec_digest_event(r, t, c, 2);
 	go_on(r, t, RESUME_CONT);
 }
 
@@ -291,6 +303,42 @@ static void on_system_stop(struct rec *r, struct task *t, const struct tracer_st
 		tracer_cont(t->tid, 0);
 		break;
 	}
+}
+
+/* Whether T, interrupted, was inside a syscall that will restart. */
+static int in_syscall(struct task *t)
+{
+	struct user_regs_struct regs;
+
+	return tracer_get_regs(t->tid, &regs) == 0 && (long)regs.orig_rax >= 0 &&
+	       is_restart((long)regs.rax);
+}
+
+/* The spin watch's preemption: named by the registers and a digest of the
+ * top of the stack, which is what a replay can find again. */
+static void spin_preempt(struct rec *r, struct task *t)
+{
+	struct user_regs_struct regs;
+	unsigned char stack[256];
+	struct rec_call ev = { .nr = -3 };
+
+	if (tracer_get_regs(t->tid, &regs) == 0) {
+		ev.args[0] = regs.rip;
+		ev.args[1] = regs.rsp;
+		ev.args[2] = regs.rax;
+		ev.args[3] = regs.rcx;
+		if (tracer_read_mem(t->tid, regs.rsp, stack, sizeof(stack)) == 0) {
+			uint64_t h = 0xcbf29ce484222325ULL;
+
+			for (size_t i = 0; i < sizeof(stack); i++)
+				h = (h ^ stack[i]) * 0x100000001b3ULL;
+			ev.args[4] = h;
+		}
+	}
+	rec_digest_event(r, t, &ev, 6);
+	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
+		 (unsigned long long)regs.rip);
+	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
 }
 
 /* Whether signal SIG pending for T was sent by the terminal (n_tty's
@@ -340,9 +388,14 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				t->resume_sig = 0;
 			}
 		} else if (t->wants_interrupt) {
+			int spin = t->wants_interrupt == 2;
+
 			t->wants_interrupt = 0;
-			if (t == r->running)
+			if (t == r->running && spin && !in_syscall(t)) {
+				spin_preempt(r, t);
+			} else if (t == r->running) {
 				rec_park(r, t);
+			}
 		} else if (t == r->running) {
 			rec_resume(t, RESUME_CONT, 0);
 		}
@@ -375,11 +428,13 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
 			struct rec_call tsc = { .nr = -1, .ret = (long)rec_clock_tsc(&r->clock) };
 
-			digest_event(r, t, &tsc, 3);
+			rec_digest_event(r, t, &tsc, 3);
 			rec_clock_advance(&r->clock, REC_TSC_NS);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
+		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t))
+			break;
 		if (from_terminal(t, s->sig)) {
 			/* Ctrl-C and friends reach every process of the terminal's
 			 * foreground group at whatever instruction each is on. Hold
@@ -488,6 +543,12 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	rec_clock_init(&r.clock, opts->epoch_ns);
 	rec_prng_init(&r.prng, opts->seed);
 	r.fs = rec_fsvirt_new(start_real_ns());
+	err = rec_preempt_init(&r);
+	if (err) {
+		rec_fsvirt_free(r.fs);
+		free(traps);
+		return err;
+	}
 	for (size_t i = 0; i < rec_syscall_count(); i++) {
 		traps[i].nr = rec_syscall_nr(rec_syscall_row(i));
 		traps[i].fd_min = rec_syscall_fd_min(rec_syscall_row(i));
@@ -517,6 +578,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		t->index = r.next_index++;
 		t->stopped_once = 1;
 		tracer_task_ids(t->tid, &t->tgid, &t->vtid);
+		rec_preempt_new_task(&r, t);
 		r.running = t;
 		t->state = TASK_RUNNING;
 	}
@@ -557,7 +619,10 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 				rec_end_run(&r, HM_EXIT_TIMEOUT);
 				break;
 			}
-			rec_check_blocked(&r);
+			if (tracer_blockwatch_spun())
+				rec_check_spin(&r);
+			else
+				rec_check_blocked(&r);
 			continue;
 		}
 		if (err == -ECHILD)
@@ -571,6 +636,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	tracer_blockwatch_stop();
 	end_system_tasks(&r);
 	tracer_tsc_free();
+	tracer_sites_free();
 	while (r.ntasks)
 		rec_task_remove(&r, r.tasks[0]);
 	free(r.tasks);

@@ -115,6 +115,7 @@ void rec_run_task(struct rec *r, struct task *t)
 	t->wait = WAIT_NONE;
 	r->running = t;
 	r->slice = 0;
+	rec_preempt_chosen(r, t);
 	if (!t->stopped_once)
 		return; /* resumed at its first stop, which is on its way */
 	tracer_blockwatch_set(t->tid);
@@ -402,8 +403,9 @@ void rec_schedule(struct rec *r)
 		if (r->ndeferred)
 			rec_deliver_deferred(r);
 		if (r->runq_len && !(r->runq_len == 1 && r->runq[0]->yielded)) {
-			r->runq[0]->yielded = 0;
-			rec_run_task(r, r->runq[0]);
+			t = rec_pick_ready(r);
+			t->yielded = 0;
+			rec_run_task(r, t);
 			return;
 		}
 		t = next_where(r, is_retryable);

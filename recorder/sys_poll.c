@@ -96,9 +96,11 @@ static int read_timeout(struct task *t, const struct timeout_arg *a, uint64_t ar
 
 		if (tracer_read_mem(t->tid, arg, &tv, sizeof(tv)) < 0)
 			return -EFAULT;
-		if (tv.tv_sec < 0 || tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+		/* kern_select() folds whole seconds out of tv_usec */
+		if (tv.tv_sec < 0 || tv.tv_usec < 0)
 			return -EINVAL;
-		*ns = tv.tv_sec * HM_NS_PER_SEC + tv.tv_usec * 1000;
+		*ns = (tv.tv_sec + tv.tv_usec / 1000000) * HM_NS_PER_SEC +
+		      (int64_t)(tv.tv_usec % 1000000) * 1000;
 	}
 	return 0;
 }

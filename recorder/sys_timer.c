@@ -28,11 +28,14 @@ static struct itimerval current(struct rec *r, const struct rec_timer *tm)
 	int64_t sec, nsec;
 
 	if (tm->deadline >= 0) {
-		hm_ns_split(tm->deadline - r->clock.now_ns, &sec, &nsec);
+		int64_t left = tm->deadline - r->clock.now_ns;
+
+		hm_ns_split(left > 0 ? left : 0, &sec, &nsec);
 		v.it_value.tv_sec = (time_t)sec;
 		v.it_value.tv_usec = (suseconds_t)(nsec / 1000);
+		/* itimer_get_remtime(): due but not fired reads as 1 us */
 		if (!sec && !v.it_value.tv_usec)
-			v.it_value.tv_usec = 1; /* due, not yet fired: still armed */
+			v.it_value.tv_usec = 1;
 	}
 	hm_ns_split(tm->interval, &sec, &nsec);
 	v.it_interval.tv_sec = (time_t)sec;
@@ -40,9 +43,17 @@ static struct itimerval current(struct rec *r, const struct rec_timer *tm)
 	return v;
 }
 
+/* Far-off times saturate, like the kernel's KTIME_MAX. */
+static int64_t saturate(int64_t sec, int64_t nsec)
+{
+	if (sec > INT64_MAX / HM_NS_PER_SEC / 2)
+		return INT64_MAX / 2;
+	return sec * HM_NS_PER_SEC + nsec;
+}
+
 static int64_t tv_ns(const struct timeval *tv)
 {
-	return tv->tv_sec * HM_NS_PER_SEC + tv->tv_usec * 1000;
+	return saturate(tv->tv_sec, (int64_t)tv->tv_usec * 1000);
 }
 
 static void arm(struct rec *r, struct rec_timer *tm, int64_t value, int64_t interval)
@@ -227,8 +238,8 @@ enum rec_action rec_sys_timer_settime(struct rec *r, struct task *t, struct rec_
 		c->ret = -EFAULT;
 		return REC_EMULATED;
 	}
-	value = nv.it_value.tv_sec * HM_NS_PER_SEC + nv.it_value.tv_nsec;
-	tm->interval = nv.it_interval.tv_sec * HM_NS_PER_SEC + nv.it_interval.tv_nsec;
+	value = saturate(nv.it_value.tv_sec, nv.it_value.tv_nsec);
+	tm->interval = saturate(nv.it_interval.tv_sec, nv.it_interval.tv_nsec);
 	if (value == 0) {
 		tm->deadline = -1;
 	} else if (c->args[1] & TIMER_ABSTIME) {

@@ -33,6 +33,10 @@ static atomic_uint watched_gen;
 static atomic_int watch_quit;
 static int64_t wall_deadline; /* CLOCK_MONOTONIC ns; 0: none */
 static atomic_int wall_expired;
+static atomic_int spun;
+
+/* A task that runs this long without a stop is interrupted (if others wait). */
+#define SPIN_US 100000
 static int watch_running;
 
 static int read_small(const char *path, char *buf, size_t size)
@@ -138,8 +142,13 @@ static void *watch(void *arg)
 		}
 		if (!tid || atomic_load(&watched_gen) != gen)
 			continue;
-		if (tracer_task_blocked(tid, NULL))
+		if (tracer_task_blocked(tid, NULL)) {
 			pthread_kill(main_thread, SIGUSR1);
+		} else if (since >= SPIN_US && since - period < SPIN_US + 5 * period) {
+			/* Said a few times, in case one lands outside waitpid. */
+			atomic_store(&spun, 1);
+			pthread_kill(main_thread, SIGUSR1);
+		}
 	}
 	return NULL;
 }
@@ -186,4 +195,14 @@ void tracer_blockwatch_deadline(int64_t ns)
 int tracer_blockwatch_expired(void)
 {
 	return atomic_load(&wall_expired);
+}
+
+int tracer_blockwatch_spun(void)
+{
+	return atomic_exchange(&spun, 0);
+}
+
+void tracer_blockwatch_touch(void)
+{
+	atomic_fetch_add(&watched_gen, 1);
 }

@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf/dwarf.h"
 #include "tracer.h"
 
 int tracer_task_ids(pid_t tid, pid_t *tgid, pid_t *vtid)
@@ -82,4 +84,43 @@ int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size)
 		return -errno;
 	buf[n] = 0;
 	return 0;
+}
+
+int tracer_exe_bias(pid_t tid, uint64_t *bias)
+{
+	char exe[64], path[64], line[512];
+	struct stat st;
+	uint64_t vaddr;
+	FILE *f;
+	int pie, err;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", tid);
+	if (stat(exe, &st) < 0)
+		return -errno;
+	err = dw_elf_load_base(exe, &vaddr, &pie);
+	if (err)
+		return err;
+	*bias = 0;
+	if (!pie)
+		return 0;
+	/* A PIE's bias: where its first segment (file offset 0) is mapped. */
+	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	err = -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, inode;
+		char perms[8], dev[16];
+
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu", &lo, &hi, perms, &off, dev,
+			   &inode) == 6 &&
+		    inode == st.st_ino && off == 0) {
+			*bias = lo - vaddr;
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
 }

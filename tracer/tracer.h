@@ -139,6 +139,41 @@ int tracer_emulate_tsc(pid_t tid, int sig, uint64_t tsc, uint32_t tsc_aux);
 /* Forget the patched sites (end of run). */
 void tracer_tsc_free(void);
 
+/* ---- pmu.c: the "pmu" tick source ---- */
+
+/* The raw perf event counting retired conditional branches on a CPU of
+ * VENDOR, FAMILY and MODEL; 0 or -ENOTSUP. */
+int tracer_pmu_event(const char *vendor, int family, int model, uint64_t *config);
+/* Whether this host counts that event for us: 0, or -errno with WHY set
+ * to the reason ("perf_event_open: ENOENT"). WHY names the event on success. */
+int tracer_pmu_probe(char *why, size_t size);
+/* The overflow period that stops SKID ticks before TICKS. */
+uint64_t tracer_pmu_period(uint64_t ticks, uint64_t skid);
+/* Ticks left to single-step once the counter read COUNTED (< 0: overshot). */
+int64_t tracer_pmu_remaining(uint64_t target, uint64_t counted);
+
+/* ---- sites.c: the "sites" tick source ---- */
+
+/*
+ * After TID (of process TGID) exec'd: put breakpoints on the preemption
+ * sites of its executable (dw_sites with SEED, DENSITY, at most MAX), each
+ * good for BUDGET hits, TOTAL for all of them (0: no limit). The number of
+ * sites, or -errno.
+ */
+int tracer_sites_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density, uint32_t budget,
+		      uint64_t total, size_t max);
+/* Whether process TGID has its breakpoints. */
+int tracer_sites_armed(pid_t tgid);
+/* A fork copies the parent's breakpoints: copy their table too (KEEP),
+ * or take them out of the child's code. */
+int tracer_sites_fork(pid_t parent_tgid, pid_t child_tgid, pid_t child_tid, int keep);
+void tracer_sites_drop(pid_t tgid);
+/* If TID's SIGTRAP is a site's breakpoint: step over the instruction,
+ * put the breakpoint back (budget permitting), set *SITE and return 1.
+ * 0 when it is not a site; -errno when the task died. */
+int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site);
+void tracer_sites_free(void);
+
 /* ---- blockwatch.c ---- */
 
 /*
@@ -152,6 +187,10 @@ void tracer_blockwatch_stop(void);
 void tracer_blockwatch_set(pid_t tid);
 /* Also wake the tracer, for good, once NS of wall time have passed. */
 void tracer_blockwatch_deadline(int64_t ns);
+/* The watched task stopped and goes on: its spin time starts again. */
+void tracer_blockwatch_touch(void);
+/* Whether the watched task has run 100 ms without a stop (and forget it). */
+int tracer_blockwatch_spun(void);
 /* Whether that deadline has passed. */
 int tracer_blockwatch_expired(void);
 /* Whether TID sleeps inside a syscall now ('S' in /proc/TID/stat); the
@@ -167,6 +206,8 @@ int tracer_task_ids(pid_t tid, pid_t *tgid, pid_t *vtid);
 /* The syscall TID sleeps in, its arguments and the instruction pointer;
  * -ENOENT when it is not in one. */
 int tracer_task_syscall(pid_t tid, long *nr, uint64_t args[6], uint64_t *pc);
+/* Run-time address minus link-time address of TID's executable. */
+int tracer_exe_bias(pid_t tid, uint64_t *bias);
 /* What TID's descriptor FD is ("pipe:[123]", "/dev/pts/0", ...). */
 int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
 

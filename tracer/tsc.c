@@ -111,40 +111,13 @@ static struct image *image_for(const char *path, const struct stat *st)
 	return img;
 }
 
-/* Start of the first mapping of inode INO at file offset 0. */
-static int image_start(pid_t tid, ino_t ino, uint64_t *start)
-{
-	char path[64], line[512];
-	FILE *f;
-	int err = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off, inode;
-		char perms[8], dev[16];
-
-		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu", &lo, &hi, perms, &off, dev,
-			   &inode) == 6 &&
-		    inode == ino && off == 0) {
-			*start = lo;
-			err = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return err;
-}
-
 int tracer_patch_tsc(pid_t tid)
 {
 	char exe[64];
 	struct stat st;
 	struct image *img;
-	uint64_t start = 0, vaddr = 0, bias = 0;
-	int pie, err;
+	uint64_t bias = 0;
+	int err;
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", tid);
 	if (stat(exe, &st) < 0)
@@ -152,15 +125,9 @@ int tracer_patch_tsc(pid_t tid)
 	img = image_for(exe, &st);
 	if (img->nsites == 0)
 		return 0;
-	err = dw_elf_load_base(exe, &vaddr, &pie);
+	err = tracer_exe_bias(tid, &bias);
 	if (err)
 		return err;
-	if (pie) {
-		err = image_start(tid, st.st_ino, &start);
-		if (err)
-			return err;
-		bias = start - vaddr;
-	}
 	for (size_t i = 0; i < img->nsites; i++) {
 		unsigned char trap[3] = { 0xcc, 0x90, 0x90 };
 		uint64_t addr = img->sites[i].addr + bias;
