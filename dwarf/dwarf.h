@@ -42,6 +42,14 @@ int dw_insn_scan_buf(const unsigned char *buf, size_t len, uint64_t vaddr,
 		     int (*cb)(const struct dw_insn *insn, void *arg), void *arg);
 
 /*
+ * Call FN on each executable section of the ELF file at PATH (only .text
+ * when TEXT_ONLY), with its bytes and link-time address; FN returns a
+ * count, or -errno to stop. The sum of the counts, or -errno.
+ */
+int dw_for_code(const char *path, int text_only,
+		int (*fn)(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg), void *arg);
+
+/*
  * The link-time address of the ELF file's first loadable segment and
  * whether the file is position independent (ET_DYN), to turn link-time
  * addresses into run-time ones. 0 or -errno.

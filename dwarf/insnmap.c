@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "dwarf.h"
@@ -109,26 +110,34 @@ static Elf *open_elf(const char *path, int *fd)
 	return elf;
 }
 
-int dw_insn_scan(const char *path, int (*cb)(const struct dw_insn *insn, void *arg), void *arg)
+int dw_for_code(const char *path, int text_only,
+		int (*fn)(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg), void *arg)
 {
 	Elf_Scn *scn = NULL;
+	size_t shstrndx;
 	int fd, total = 0;
 	Elf *elf = open_elf(path, &fd);
 
 	if (!elf)
 		return -errno;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		text_only = 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
+		const char *name;
 		int n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR))
 			continue;
+		if (text_only && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strcmp(name, ".text") != 0)
+			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf)
 			continue;
-		n = dw_insn_scan_buf(data->d_buf, data->d_size, sh.sh_addr, cb, arg);
+		n = fn(data->d_buf, data->d_size, sh.sh_addr, arg);
 		if (n < 0) {
 			total = n;
 			break;
@@ -138,6 +147,25 @@ int dw_insn_scan(const char *path, int (*cb)(const struct dw_insn *insn, void *a
 	elf_end(elf);
 	close(fd);
 	return total;
+}
+
+struct scan_args {
+	int (*cb)(const struct dw_insn *insn, void *arg);
+	void *arg;
+};
+
+static int scan_section(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg)
+{
+	struct scan_args *a = arg;
+
+	return dw_insn_scan_buf(buf, len, vaddr, a->cb, a->arg);
+}
+
+int dw_insn_scan(const char *path, int (*cb)(const struct dw_insn *insn, void *arg), void *arg)
+{
+	struct scan_args a = { cb, arg };
+
+	return dw_for_code(path, 0, scan_section, &a);
 }
 
 int dw_elf_load_base(const char *path, uint64_t *vaddr, int *pie)

@@ -11,11 +11,6 @@
 
 #include <Zydis/Zydis.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "dwarf.h"
 
@@ -101,51 +96,29 @@ int dw_sites_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t 
 	return found;
 }
 
+struct sites_args {
+	uint64_t seed;
+	unsigned density;
+	size_t left;
+	int (*cb)(const struct dw_site *site, void *arg);
+	void *arg;
+};
+
+static int sites_section(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg)
+{
+	struct sites_args *a = arg;
+	int n = dw_sites_buf(buf, len, vaddr, a->seed, a->density, a->left, a->cb, a->arg);
+
+	if (n > 0)
+		a->left -= (size_t)n;
+	return n;
+}
+
 int dw_sites(const char *path, uint64_t seed, unsigned density, size_t max,
 	     int (*cb)(const struct dw_site *site, void *arg), void *arg)
 {
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	int fd, total = 0;
+	struct sites_args a = { seed, density, max, cb, arg };
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const char *name;
-		size_t shstrndx;
-		int n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
-			continue;
-		/* The program's own code: .text, not the PLT stubs or init glue. */
-		if (elf_getshdrstrndx(elf, &shstrndx) == 0 &&
-		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strcmp(name, ".text") != 0)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			continue;
-		n = dw_sites_buf(data->d_buf, data->d_size, sh.sh_addr, seed, density,
-				 max - (size_t)total, cb, arg);
-		if (n < 0) {
-			total = n;
-			break;
-		}
-		total += n;
-	}
-	elf_end(elf);
-	close(fd);
-	return total;
+	/* The program's own code: .text, not the PLT stubs or init glue. */
+	return dw_for_code(path, 1, sites_section, &a);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include <time.h>
 
 #include "recorder.h"
 #include "tracer/tracer.h"
@@ -249,6 +250,12 @@ enum rec_action rec_sys_timer_settime(struct rec *r, struct task *t, struct rec_
 enum rec_action rec_sys_timer_gettime(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_timer_getoverrun(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_timer_delete(struct rec *r, struct task *t, struct rec_call *c);
+/* What timer_gettime says of TM. */
+struct itimerspec rec_timer_current(struct rec *r, const struct rec_timer *tm);
+/* timer_settime's work for TM (also timerfd's): read the new value at
+ * NEW_ADDR, write the old one at OLD_ADDR (if not 0), arm; 0 or -errno. */
+long rec_timer_settime(struct rec *r, struct task *t, struct rec_timer *tm, int absolute,
+		       uint64_t new_addr, uint64_t old_addr);
 /* Send the signal of a timer that is due; re-arm it if periodic. */
 void rec_timer_fire(struct rec *r, struct rec_timer *tm);
 /* exec deletes a process's POSIX timers (timer_create(2)). */

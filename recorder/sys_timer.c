@@ -192,7 +192,7 @@ enum rec_action rec_sys_timer_create(struct rec *r, struct task *t, struct rec_c
 	return REC_EMULATED;
 }
 
-static struct itimerspec posix_current(struct rec *r, const struct rec_timer *tm)
+struct itimerspec rec_timer_current(struct rec *r, const struct rec_timer *tm)
 {
 	struct itimerspec v;
 	int64_t sec, nsec;
@@ -215,40 +215,38 @@ static int valid_ts(const struct timespec *ts)
 	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < HM_NS_PER_SEC;
 }
 
-enum rec_action rec_sys_timer_settime(struct rec *r, struct task *t, struct rec_call *c)
+long rec_timer_settime(struct rec *r, struct task *t, struct rec_timer *tm, int absolute,
+		       uint64_t new_addr, uint64_t old_addr)
 {
-	struct rec_timer *tm = posix_find(r, t->tgid, (int)c->args[0]);
 	struct itimerspec nv, old;
 	int64_t value, now;
 
-	if (!tm) {
-		c->ret = -EINVAL;
-		return REC_EMULATED;
-	}
-	if (tracer_read_mem(t->tid, c->args[2], &nv, sizeof(nv)) < 0) {
-		c->ret = -EFAULT;
-		return REC_EMULATED;
-	}
-	if (!valid_ts(&nv.it_value) || !valid_ts(&nv.it_interval)) {
-		c->ret = -EINVAL;
-		return REC_EMULATED;
-	}
-	old = posix_current(r, tm);
-	if (c->args[3] && tracer_write_mem(t->tid, c->args[3], &old, sizeof(old)) < 0) {
-		c->ret = -EFAULT;
-		return REC_EMULATED;
-	}
+	if (tracer_read_mem(t->tid, new_addr, &nv, sizeof(nv)) < 0)
+		return -EFAULT;
+	if (!valid_ts(&nv.it_value) || !valid_ts(&nv.it_interval))
+		return -EINVAL;
+	old = rec_timer_current(r, tm);
+	if (old_addr && tracer_write_mem(t->tid, old_addr, &old, sizeof(old)) < 0)
+		return -EFAULT;
 	value = saturate(nv.it_value.tv_sec, nv.it_value.tv_nsec);
 	tm->interval = saturate(nv.it_interval.tv_sec, nv.it_interval.tv_nsec);
 	if (value == 0) {
 		tm->deadline = -1;
-	} else if (c->args[1] & TIMER_ABSTIME) {
+	} else if (absolute) {
 		rec_clock_read(&r->clock, tm->clockid, &now);
 		tm->deadline = r->clock.now_ns + (value > now ? value - now : 0);
 	} else {
 		tm->deadline = r->clock.now_ns + value;
 	}
-	c->ret = 0;
+	return 0;
+}
+
+enum rec_action rec_sys_timer_settime(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct rec_timer *tm = posix_find(r, t->tgid, (int)c->args[0]);
+
+	c->ret = tm ? rec_timer_settime(r, t, tm, c->args[1] & TIMER_ABSTIME, c->args[2], c->args[3])
+		    : -EINVAL;
 	return REC_EMULATED;
 }
 
@@ -261,7 +259,7 @@ enum rec_action rec_sys_timer_gettime(struct rec *r, struct task *t, struct rec_
 		c->ret = -EINVAL;
 		return REC_EMULATED;
 	}
-	v = posix_current(r, tm);
+	v = rec_timer_current(r, tm);
 	return rec_reply_mem(t, c, c->args[1], &v, sizeof(v), 0);
 }
 

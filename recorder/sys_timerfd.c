@@ -116,62 +116,21 @@ void rec_sys_timerfd_create_exit(struct rec *r, struct task *t, struct rec_call 
 	tm->deadline = -1;
 }
 
-static struct itimerspec current(struct rec *r, const struct rec_timer *tm)
-{
-	struct itimerspec v;
-	int64_t sec, nsec;
-
-	memset(&v, 0, sizeof(v));
-	if (tm->deadline >= 0) {
-		hm_ns_split(tm->deadline > r->clock.now_ns ? tm->deadline - r->clock.now_ns : 1, &sec,
-			    &nsec);
-		v.it_value.tv_sec = (time_t)sec;
-		v.it_value.tv_nsec = (long)nsec;
-	}
-	hm_ns_split(tm->interval, &sec, &nsec);
-	v.it_interval.tv_sec = (time_t)sec;
-	v.it_interval.tv_nsec = (long)nsec;
-	return v;
-}
-
 enum rec_action rec_sys_timerfd_settime(struct rec *r, struct task *t, struct rec_call *c)
 {
 	struct rec_timer *tm = tfd_find(r, t, (int)c->args[0]);
-	struct itimerspec nv, old;
-	int64_t value, now;
+	uint64_t unread;
 
 	if (!tm)
 		return REC_CONT;
-	if (tracer_read_mem(t->tid, c->args[2], &nv, sizeof(nv)) < 0) {
-		c->ret = -EFAULT;
-		return REC_EMULATED;
+	unread = tm->count;
+	c->ret = rec_timer_settime(r, t, tm, c->args[1] & TFD_TIMER_ABSTIME, c->args[2], c->args[3]);
+	if (c->ret == 0) {
+		/* Setting the timer forgets expirations not read (timerfd_setup). */
+		if (unread)
+			kernel_ready(tm, 0);
+		tm->count = 0;
 	}
-	if (nv.it_value.tv_sec < 0 || nv.it_value.tv_nsec < 0 ||
-	    nv.it_value.tv_nsec >= HM_NS_PER_SEC || nv.it_interval.tv_sec < 0 ||
-	    nv.it_interval.tv_nsec < 0 || nv.it_interval.tv_nsec >= HM_NS_PER_SEC) {
-		c->ret = -EINVAL;
-		return REC_EMULATED;
-	}
-	old = current(r, tm);
-	if (c->args[3] && tracer_write_mem(t->tid, c->args[3], &old, sizeof(old)) < 0) {
-		c->ret = -EFAULT;
-		return REC_EMULATED;
-	}
-	value = nv.it_value.tv_sec * HM_NS_PER_SEC + nv.it_value.tv_nsec;
-	tm->interval = nv.it_interval.tv_sec * HM_NS_PER_SEC + nv.it_interval.tv_nsec;
-	/* Setting the timer forgets expirations not read (timerfd_setup). */
-	if (tm->count)
-		kernel_ready(tm, 0);
-	tm->count = 0;
-	if (value == 0) {
-		tm->deadline = -1;
-	} else if (c->args[1] & TFD_TIMER_ABSTIME) {
-		rec_clock_read(&r->clock, tm->clockid, &now);
-		tm->deadline = r->clock.now_ns + (value > now ? value - now : 0);
-	} else {
-		tm->deadline = r->clock.now_ns + value;
-	}
-	c->ret = 0;
 	return REC_EMULATED;
 }
 
@@ -182,7 +141,7 @@ enum rec_action rec_sys_timerfd_gettime(struct rec *r, struct task *t, struct re
 
 	if (!tm)
 		return REC_CONT;
-	v = current(r, tm);
+	v = rec_timer_current(r, tm);
 	return rec_reply_mem(t, c, c->args[1], &v, sizeof(v), 0);
 }
 
