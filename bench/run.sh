@@ -68,7 +68,7 @@ die() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hermit-bench.XXXXXX") || die "cannot make a temporary folder"
 trap 'rm -rf "$tmp"' EXIT
 
-for prog in cpuloop syscall-loop baseline-tracer futex-pingpong pipe-pingpong; do
+for prog in cpuloop syscall-loop baseline-tracer futex-pingpong pipe-pingpong spinflag; do
 	"$CC" -O2 -Wall -Wextra -pthread -o "$tmp/$prog" "$here/$prog.c" -lseccomp ||
 		die "cannot build '$prog'"
 done
@@ -185,6 +185,24 @@ pipe_native() { "$tmp/pipe-pingpong" "$PIPE_N"; }
 pipe_hermit() { "$HERMIT" run -- "$tmp/pipe-pingpong" "$PIPE_N"; }
 measure "$RUNS" pipe_native pipe_hermit
 pingpong_line pipe-pingpong "$PIPE_N"
+
+# Preemption (issue "Preemption and chaos"): the CPU loop split over two
+# threads, so its process gets breakpoint sites, under --preempt=sites with
+# and without --chaos; and the spin-flag program, where one thread spins on
+# a flag that the other sets after a long loop.
+cpu2_native() { "$tmp/cpuloop" "$CPULOOP_N" 2; }
+cpu2_sites() { "$HERMIT" run --preempt=sites -- "$tmp/cpuloop" "$CPULOOP_N" 2; }
+cpu2_chaos() { "$HERMIT" run --preempt=sites --chaos --seed 1 -- "$tmp/cpuloop" "$CPULOOP_N" 2; }
+measure "$RUNS" cpu2_native cpu2_sites cpu2_chaos
+printf '%-14s native %7.3f s  sites %7.3f s (%sx)  sites+chaos %7.3f s (%sx)  (no target: for the closing note)\n' \
+	cpuloop-2thr "${med[1]}" "${med[2]}" "$(ratio "${med[1]}" "${med[2]}")" "${med[3]}" \
+	"$(ratio "${med[1]}" "${med[3]}")"
+
+spin_native() { "$tmp/spinflag"; }
+spin_hermit() { "$HERMIT" run -- "$tmp/spinflag"; }
+measure "$RUNS" spin_native spin_hermit
+printf '%-14s native %7.3f s  hermit %7.3f s  ratio %sx  (no target: for the closing note)\n' \
+	spin-flag "${med[1]}" "${med[2]}" "$(ratio "${med[1]}" "${med[2]}")"
 
 true_hermit() { "$HERMIT" run -- /bin/true; }
 measure "$TRUE_RUNS" /bin/true true_hermit

@@ -34,7 +34,7 @@
  * about 70 us here). Chaos buys more: it is for finding races. */
 #define SITE_BUDGET 20
 #define PROCESS_BUDGET 1000
-#define CHAOS_SITE_BUDGET 5000
+#define CHAOS_SITE_BUDGET 1000
 #define CHAOS_DENSITY 2
 #define MAX_SITES 50000
 #define DEFAULT_TIMESLICE 50
