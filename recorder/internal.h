@@ -240,6 +240,8 @@ void rec_futex_recheck(struct rec *r, pid_t tgid);
 enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c);
 void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_sched_yield(struct rec *r, struct task *t, struct rec_call *c);
+/* What a timed poll-family call NR returns when its time is up. */
+long rec_poll_timeout_result(long nr);
 
 /* sys_timer.c */
 enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);

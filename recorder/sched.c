@@ -277,7 +277,10 @@ void rec_fire_due(struct rec *r)
 		if (!first)
 			break;
 		hm_trace("task %d: wait of kind %d timed out", first->index, first->wait);
-		rec_wake(r, first, first->wait == WAIT_FUTEX ? -ETIMEDOUT : 0);
+		rec_wake(r, first,
+			 first->wait == WAIT_FUTEX  ? -ETIMEDOUT
+			 : first->wait == WAIT_POLL ? rec_poll_timeout_result(first->call.nr)
+						    : 0);
 		r->progress++;
 	}
 	for (size_t i = 0; i < r->ntimers; i++) {

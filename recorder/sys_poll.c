@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * poll, ppoll, select, pselect6, epoll_wait, epoll_pwait and epoll_pwait2
- * with a finite timeout. The kernel would measure the timeout on the real
+ * poll, ppoll, select, pselect6, epoll_wait, epoll_pwait, epoll_pwait2 and
+ * rt_sigtimedwait with a finite timeout. The kernel would measure the timeout on the real
  * clock; instead the call runs with a zero timeout. If something is ready
  * it returns as it is. If not, the call is wound back (rip on its syscall
  * instruction again) and the task waits: it is retried once something has
@@ -46,6 +46,9 @@ static int timeout_arg(long nr, struct timeout_arg *a)
 		return 0;
 	case SYS_select:
 		*a = (struct timeout_arg){ 4, 2 };
+		return 0;
+	case SYS_rt_sigtimedwait:
+		*a = (struct timeout_arg){ 2, 1 };
 		return 0;
 	default:
 		return -ENOSYS;
@@ -124,6 +127,16 @@ static int write_timeout(struct task *t, const struct timeout_arg *a, uint64_t a
 	return 0;
 }
 
+static long idle_result(long nr)
+{
+	return nr == SYS_rt_sigtimedwait ? -EAGAIN : 0;
+}
+
+long rec_poll_timeout_result(long nr)
+{
+	return idle_result(nr);
+}
+
 enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 {
 	struct timeout_arg a;
@@ -155,7 +168,8 @@ void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
 
 	if (timeout_arg(c->nr, &a) < 0 || tracer_get_regs(t->tid, &regs) < 0)
 		return;
-	if (c->ret != 0 || r->clock.now_ns >= deadline) {
+	/* Nothing yet: 0 ready descriptors, or no signal (EAGAIN) for sigtimedwait. */
+	if (c->ret != idle_result(c->nr) || r->clock.now_ns >= deadline) {
 		/* Done: give the caller its timeout argument back, less the time spent. */
 		if (a.kind == 0) {
 			*reg_of(&regs, a.index) = t->poll_arg;

@@ -42,6 +42,7 @@ static const struct rec_syscall table[] = {
 	{ SYS_epoll_wait, "epoll_wait", 0, rec_sys_poll, rec_sys_poll_exit },
 	{ SYS_epoll_pwait, "epoll_pwait", 0, rec_sys_poll, rec_sys_poll_exit },
 	{ SYS_epoll_pwait2, "epoll_pwait2", 0, rec_sys_poll, rec_sys_poll_exit },
+	{ SYS_rt_sigtimedwait, "rt_sigtimedwait", 0, rec_sys_poll, rec_sys_poll_exit },
 	/* timers on the virtual clock (sys_timer.c) */
 	{ SYS_alarm, "alarm", 0, rec_sys_alarm, NULL },
 	{ SYS_setitimer, "setitimer", 0, rec_sys_setitimer, NULL },

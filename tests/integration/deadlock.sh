@@ -95,4 +95,12 @@ TEST_TIMEOUT=30
 timed "$WORK/sleep" run -- sleep 100
 [ "$st" = 0 ] || { cat "$WORK/sleep.err" >&2; fail "sleep 100: hermit exited $st, not 0"; }
 [ "$ms" -lt 2000 ] || fail "sleep 100: took $ms ms of wall time, not under 2 s"
+
+# A wait with a timeout is not a deadlock: sigtimedwait with nothing to
+# wait for times out after 2 s of virtual time, at once.
+timed "$WORK/stw" run -- "$GUESTS/sigtimedwait"
+[ "$st" = 0 ] || { cat "$WORK/stw.err" >&2; fail "sigtimedwait: hermit exited $st, not 0"; }
+printf 'timed out: yes, elapsed 2.00 s\npending signal: SIGUSR1\n' >"$WORK/stw.want"
+diff -u "$WORK/stw.want" "$WORK/stw" || fail "sigtimedwait: wrong output"
+[ "$ms" -lt 5000 ] || fail "sigtimedwait: took $ms ms of wall time"
 exit 0
