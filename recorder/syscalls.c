@@ -92,13 +92,21 @@ const struct rec_syscall *rec_syscall_row(size_t i)
 	return i < rec_syscall_count() ? &table[i] : NULL;
 }
 
+/* Row by syscall number, built on first use: every stop looks one up. */
+#define MAX_NR 512
+static const struct rec_syscall *by_nr[MAX_NR];
+static int by_nr_ready;
+
 const struct rec_syscall *rec_syscall_find(long nr)
 {
-	for (size_t i = 0; i < rec_syscall_count(); i++) {
-		if (table[i].nr == nr)
-			return &table[i];
+	if (!by_nr_ready) {
+		for (size_t i = 0; i < rec_syscall_count(); i++) {
+			if (table[i].nr >= 0 && table[i].nr < MAX_NR)
+				by_nr[table[i].nr] = &table[i];
+		}
+		by_nr_ready = 1;
 	}
-	return NULL;
+	return nr >= 0 && nr < MAX_NR ? by_nr[nr] : NULL;
 }
 
 int rec_syscall_nr(const struct rec_syscall *row)
