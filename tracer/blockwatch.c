@@ -99,11 +99,24 @@ static void on_wake(int sig)
 	(void)sig;
 }
 
-static void nap(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+static pthread_mutex_t nap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t nap_cond;
+static unsigned nap_switches; /* counts tracer_blockwatch_set, under nap_lock */
 
-	nanosleep(&ts, NULL);
+/* Sleep US microseconds, or until another task is set to be watched. */
+static void nap(long us, unsigned *seen)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += us * 1000;
+	ts.tv_sec += ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&nap_lock);
+	if (nap_switches == *seen)
+		pthread_cond_timedwait(&nap_cond, &nap_lock, &ts);
+	*seen = nap_switches;
+	pthread_mutex_unlock(&nap_lock);
 }
 
 static int64_t mono_ns(void)
@@ -116,7 +129,7 @@ static int64_t mono_ns(void)
 
 static void *watch(void *arg)
 {
-	unsigned last_gen = 0;
+	unsigned last_gen = 0, seen = 0;
 	long since = 0; /* microseconds the same task has run */
 
 	(void)arg;
@@ -130,8 +143,8 @@ static void *watch(void *arg)
 			since = 0;
 		}
 		/* Quick looks first: a pipeline blocks often and briefly. */
-		period = since < 10000 ? 250 : 2000;
-		nap(period);
+		period = since < 2000 ? 60 : since < 10000 ? 250 : 2000;
+		nap(period, &seen);
 		since += period;
 		if (wall_deadline && mono_ns() >= wall_deadline) {
 			/* Repeat until the tracer has seen it: a signal may land
@@ -165,6 +178,14 @@ int tracer_blockwatch_start(void)
 		return -errno;
 	main_thread = pthread_self();
 	atomic_store(&watch_quit, 0);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&nap_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	err = pthread_create(&watch_thread, NULL, watch, NULL);
 	if (err)
 		return -err;
@@ -185,6 +206,13 @@ void tracer_blockwatch_set(pid_t tid)
 {
 	atomic_store(&watched_tid, tid);
 	atomic_fetch_add(&watched_gen, 1);
+	if (tid) {
+		/* A new task runs: look at it soon, not after the current nap. */
+		pthread_mutex_lock(&nap_lock);
+		nap_switches++;
+		pthread_cond_signal(&nap_cond);
+		pthread_mutex_unlock(&nap_lock);
+	}
 }
 
 void tracer_blockwatch_deadline(int64_t ns)
