@@ -338,6 +338,10 @@ static void spin_preempt(struct rec *r, struct task *t)
 	rec_digest_event(r, t, &ev, 6);
 	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
 		 (unsigned long long)regs.rip);
+	/* Under chaos it may have the top priority: it spins, so it goes last
+	 * until its next preemption draws again (a starvation interval ends). */
+	if (r->opts->chaos)
+		t->priority = -1;
 	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
 }
 
