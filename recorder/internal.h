@@ -189,6 +189,8 @@ void rec_park(struct rec *r, struct task *t);
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind);
 /* run.c: send the terminal's signals held back (a scheduling point). */
 void rec_deliver_deferred(struct rec *r);
+/* SIGUSR2 to hermit: print the scheduler's state (for hangs). */
+void rec_dump(struct rec *r);
 /* Kill every guest process and end the run with STATUS. */
 void rec_end_run(struct rec *r, int status);
 struct rec_timer *rec_timer_get(struct rec *r, pid_t tgid);

@@ -224,7 +224,7 @@ void rec_check_spin(struct rec *r)
 {
 	struct task *t = r->running;
 
-	if (!t || t->wants_interrupt || !rec_others_can_run(r, t))
+	if (!t || !t->stopped_once || t->wants_interrupt || !rec_others_can_run(r, t))
 		return;
 	hm_debug("task %d ran 100 ms without a stop: interrupting it", t->index);
 	if (tracer_interrupt(t->tid) == 0)

@@ -384,8 +384,10 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 	switch (s->kind) {
 	case TRACER_EVENT_STOP:
 		if (!t->stopped_once) {
-			/* Its first stop; it may have been chosen to run already. */
+			/* Its first stop; it may have been chosen to run already. An
+			 * interrupt sent before it is merged into this stop. */
 			t->stopped_once = 1;
+			t->wants_interrupt = 0;
 			if (t == r->running) {
 				tracer_blockwatch_set(t->tid);
 				rec_resume(t, t->resume, t->resume_sig);
@@ -401,7 +403,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				rec_park(r, t);
 			}
 		} else if (t == r->running) {
-			rec_resume(t, RESUME_CONT, 0);
+			/* A second interrupt, sent while the first was on its way. */
+			rec_resume(t, t->retrying || t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 		}
 		break;
 	case TRACER_GROUP_STOP:
@@ -618,6 +621,8 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		}
 		err = tracer_wait(&s);
 		if (err == -EINTR) {
+			if (tracer_dump_asked())
+				rec_dump(&r);
 			if (tracer_blockwatch_expired()) {
 				hm_error("the guest ran past --timeout: it was killed");
 				rec_end_run(&r, HM_EXIT_TIMEOUT);

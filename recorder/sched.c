@@ -189,8 +189,10 @@ void rec_check_blocked(struct rec *r)
 	struct task *t = r->running;
 	long nr;
 
-	if (!t || t->wants_interrupt || !tracer_task_blocked(t->tid, &nr))
+	if (!t || !t->stopped_once || !tracer_task_blocked(t->tid, &nr))
 		return;
+	/* Again if one was sent: an interrupt can be lost in a stop that
+	 * single-steps or injects (tracer/sites.c, tracer/inject.c). */
 	hm_trace("task %d blocked in syscall %ld", t->index, nr);
 	if (tracer_interrupt(t->tid) == 0)
 		t->wants_interrupt = 1;
@@ -482,5 +484,21 @@ void rec_end_run(struct rec *r, int status)
 	if (r->running) {
 		r->running = NULL;
 		tracer_blockwatch_set(0);
+	}
+}
+
+void rec_dump(struct rec *r)
+{
+	hm_error("state: %zu tasks, running %d, %zu ready, progress %llu, virtual time %lld ns",
+		 r->ntasks, r->running ? r->running->index : -1, r->runq_len,
+		 (unsigned long long)r->progress, (long long)r->clock.now_ns);
+	for (size_t i = 0; i < r->ntasks; i++) {
+		const struct task *t = r->tasks[i];
+
+		hm_error("  task %d tid %d system %d state %d wait %d resume %d retrying %d "
+			 "interrupt %d first-stop %d parked-at %llu pending %s",
+			 t->index, t->tid, t->system, t->state, t->wait, t->resume, t->retrying,
+			 t->wants_interrupt, t->stopped_once, (unsigned long long)t->parked_at,
+			 t->pending ? rec_syscall_name(t->pending) : "-");
 	}
 }

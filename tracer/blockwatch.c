@@ -94,9 +94,17 @@ uint64_t tracer_task_io(pid_t tid)
 	return total;
 }
 
+static atomic_int dump_asked;
+
 static void on_wake(int sig)
 {
-	(void)sig;
+	if (sig == SIGUSR2)
+		atomic_store(&dump_asked, 1);
+}
+
+int tracer_dump_asked(void)
+{
+	return atomic_exchange(&dump_asked, 0);
 }
 
 static pthread_mutex_t nap_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -174,7 +182,7 @@ int tracer_blockwatch_start(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_wake; /* no SA_RESTART: waitpid returns EINTR */
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGUSR1, &sa, NULL) < 0)
+	if (sigaction(SIGUSR1, &sa, NULL) < 0 || sigaction(SIGUSR2, &sa, NULL) < 0)
 		return -errno;
 	main_thread = pthread_self();
 	atomic_store(&watch_quit, 0);

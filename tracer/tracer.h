@@ -187,6 +187,8 @@ void tracer_blockwatch_stop(void);
 void tracer_blockwatch_set(pid_t tid);
 /* Also wake the tracer, for good, once NS of wall time have passed. */
 void tracer_blockwatch_deadline(int64_t ns);
+/* Whether someone sent hermit SIGUSR2, asking for its scheduler's state. */
+int tracer_dump_asked(void);
 /* The watched task stopped and goes on: its spin time starts again. */
 void tracer_blockwatch_touch(void);
 /* Whether the watched task has run 100 ms without a stop (and forget it). */
