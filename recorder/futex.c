@@ -126,7 +126,7 @@ static int wake_op(uint32_t encoded, uint32_t old, uint32_t *new_val)
 		oparg -= 0x1000;
 	if (cmparg & 0x800)
 		cmparg -= 0x1000;
-	if (encoded & (FUTEX_OP_OPARG_SHIFT << 28)) {
+	if (encoded & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28)) {
 		if (oparg < 0 || oparg > 31)
 			oparg &= 31;
 		oparg = (int)(1u << oparg);
