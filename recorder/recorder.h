@@ -45,6 +45,9 @@ struct rec_result {
  * a one-line message (hermit then exits 125). */
 int rec_run(const struct rec_options *opts, struct rec_result *res);
 
+/* CPUs the guest sees: affinity masks, /sys/devices/system/cpu. */
+#define REC_VIRTUAL_CPUS 4
+
 /* ---- prng.c: xoshiro256** seeded through splitmix64 ---- */
 
 struct rec_prng {

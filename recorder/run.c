@@ -566,6 +566,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	launch.network_host = opts->network_host;
 	launch.traps = traps;
 	launch.ntraps = rec_syscall_count();
+	launch.cpus = REC_VIRTUAL_CPUS;
 	err = tracer_launch(&launch, &r.guest);
 	free(traps);
 	if (err) {

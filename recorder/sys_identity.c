@@ -15,7 +15,7 @@
 #include "common/common.h"
 #include "internal.h"
 
-#define VIRTUAL_CPUS 4
+#define VIRTUAL_CPUS REC_VIRTUAL_CPUS
 
 enum rec_action rec_sys_uname(struct rec *r, struct task *t, struct rec_call *c)
 {

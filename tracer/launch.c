@@ -209,6 +209,40 @@ static void loopback_up(void)
 	close(fd);
 }
 
+/*
+ * The CPUs the guest sees: glibc's get_nprocs and sysconf, hence Python's
+ * os.cpu_count, read /sys/devices/system/cpu/online. A file holding the
+ * virtual list is bind-mounted over it and its siblings, then unlinked
+ * (the mounts keep it). memfds cannot be bind-mounted (EINVAL), so it is a
+ * temporary file.
+ */
+static void virtual_cpus(int cpus)
+{
+	static const char *const files[] = { "online", "possible", "present" };
+	char path[] = "/tmp/hermit-cpus-XXXXXX", text[32], target[64];
+	int fd, n;
+
+	if (cpus <= 0)
+		return;
+	fd = mkstemp(path);
+	if (fd < 0) {
+		hm_warn("cannot virtualize the CPU count: %s", hm_strerror(errno));
+		return;
+	}
+	n = cpus > 1 ? snprintf(text, sizeof(text), "0-%d\n", cpus - 1)
+		     : snprintf(text, sizeof(text), "0\n");
+	if (write(fd, text, (size_t)n) != n)
+		hm_warn("cannot virtualize the CPU count: %s", hm_strerror(errno));
+	close(fd);
+	chmod(path, 0444);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(target, sizeof(target), "/sys/devices/system/cpu/%s", files[i]);
+		if (mount(path, target, NULL, MS_BIND, NULL) < 0)
+			hm_debug("cannot bind the CPU list over %s: %s", target, hm_strerror(errno));
+	}
+	unlink(path);
+}
+
 /* Pid 1 of the new pid namespace. */
 static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 	__attribute__((noreturn));
@@ -222,6 +256,7 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 		hm_warn("cannot mount /proc for the guest: %s", hm_strerror(errno));
 	if (!l->network_host)
 		loopback_up();
+	virtual_cpus(l->cpus);
 	sethostname("hermit", 6);
 	setdomainname("(none)", 6);
 	guest = fork();

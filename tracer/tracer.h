@@ -30,6 +30,7 @@ struct tracer_launch {
 	int network_host;		/* keep the host's network namespace */
 	const struct tracer_trap *traps; /* syscalls to stop on */
 	size_t ntraps;
+	int cpus;			/* CPUs the guest sees in /sys (namespaces only) */
 };
 
 struct tracer_guest {

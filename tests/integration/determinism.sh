@@ -97,6 +97,9 @@ for kv in "nodename hermit" "hostname hermit" "release 6.1.0-hermit" "sysname Li
 	v=$(field "$WORK/identity.1" "$1")
 	[ "$v" = "$2" ] || fail "identity: $1 is '$v', not '$2'"
 done
+# The CPU count glibc reads from /sys (sysconf, get_nprocs) is virtual too.
+same_twice ncpu -- sh -c 'getconf _NPROCESSORS_ONLN; getconf _NPROCESSORS_CONF; cat /sys/devices/system/cpu/online'
+printf '4\n4\n0-3\n' | diff -u - "$WORK/ncpu.1" || fail "the CPU count in /sys is not the virtual 4"
 
 # ---- files ----
 same_twice files -- "$GUESTS/files" "$WORK/files.dir"
