@@ -58,8 +58,9 @@ static void child(char **argv)
 		     name = strtok_r(NULL, ",", &save)) {
 			int nr = seccomp_syscall_resolve_name(name);
 
-			err = nr == __NR_SCMP_ERROR ? -EINVAL
-						    : seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 0);
+			err = nr == __NR_SCMP_ERROR
+				      ? -EINVAL
+				      : seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 0);
 		}
 		free(list);
 	} else {

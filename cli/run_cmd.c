@@ -147,7 +147,8 @@ int cli_run(int argc, char **argv)
 			} else if (strcmp(optarg, "none") == 0 || strcmp(optarg, "loopback") == 0) {
 				opts.network_host = 0;
 			} else {
-				hm_error("invalid --network '%s': expected host or loopback", optarg);
+				hm_error("invalid --network '%s': expected host or loopback",
+					 optarg);
 				return HM_EXIT_INTERNAL;
 			}
 			break;
@@ -155,8 +156,9 @@ int cli_run(int argc, char **argv)
 			enum hm_log_level level;
 
 			if (hm_log_parse_level(optarg, &level) < 0) {
-				hm_error("invalid --log '%s': expected error, warn, info, debug or trace",
-					 optarg);
+				hm_error(
+					"invalid --log '%s': expected error, warn, info, debug or trace",
+					optarg);
 				return HM_EXIT_INTERNAL;
 			}
 			hm_log_set_level(level);
@@ -174,8 +176,9 @@ int cli_run(int argc, char **argv)
 			int64_t ns;
 
 			if (hm_parse_duration(optarg, &ns) < 0 || ns <= 0) {
-				hm_error("invalid --%s '%s': expected a duration such as 10s or 500ms",
-					 c == OPT_TIMEOUT ? "timeout" : "virtual-timeout", optarg);
+				hm_error(
+					"invalid --%s '%s': expected a duration such as 10s or 500ms",
+					c == OPT_TIMEOUT ? "timeout" : "virtual-timeout", optarg);
 				return HM_EXIT_INTERNAL;
 			}
 			if (c == OPT_TIMEOUT)
@@ -194,8 +197,9 @@ int cli_run(int argc, char **argv)
 			} else if (strcmp(optarg, "none") == 0) {
 				opts.preempt = REC_PREEMPT_NONE;
 			} else {
-				hm_error("invalid --preempt '%s': expected auto, pmu, sites or none",
-					 optarg);
+				hm_error(
+					"invalid --preempt '%s': expected auto, pmu, sites or none",
+					optarg);
 				return HM_EXIT_INTERNAL;
 			}
 			break;
@@ -204,7 +208,8 @@ int cli_run(int argc, char **argv)
 			break;
 		case OPT_SCHED_SEED:
 			if (parse_u64(optarg, &opts.sched_seed) < 0) {
-				hm_error("invalid --sched-seed '%s': not an unsigned integer", optarg);
+				hm_error("invalid --sched-seed '%s': not an unsigned integer",
+					 optarg);
 				return HM_EXIT_INTERNAL;
 			}
 			sched_seed_set = 1;
@@ -214,7 +219,8 @@ int cli_run(int argc, char **argv)
 			break;
 		case OPT_MAX_TIMESLICE:
 			if (parse_u64(optarg, &opts.max_timeslice) < 0 || opts.max_timeslice == 0) {
-				hm_error("invalid --max-timeslice '%s': not a positive integer", optarg);
+				hm_error("invalid --max-timeslice '%s': not a positive integer",
+					 optarg);
 				return HM_EXIT_INTERNAL;
 			}
 			break;
@@ -236,8 +242,9 @@ int cli_run(int argc, char **argv)
 	}
 	if (epoch && *epoch) {
 		if (hm_parse_rfc3339(epoch, &opts.epoch_ns) < 0) {
-			hm_error("invalid %s '%s': not an RFC 3339 time such as 2026-01-01T00:00:00Z",
-				 epoch_from, epoch);
+			hm_error(
+				"invalid %s '%s': not an RFC 3339 time such as 2026-01-01T00:00:00Z",
+				epoch_from, epoch);
 			return HM_EXIT_INTERNAL;
 		}
 	} else if (strict) {

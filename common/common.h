@@ -43,8 +43,7 @@ int hm_log_set_file(const char *path);
 void hm_log_close(void);
 int hm_log_enabled(enum hm_log_level level);
 /* One line "hermit: <level>: ..." to the log when LEVEL is enabled. */
-void hm_log(enum hm_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void hm_log(enum hm_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line "hermit: ..." to the log, unless --log=error: what hermit
  * chose for the user to know (the epoch, the tick source). */
 void hm_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -53,8 +52,8 @@ void hm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* strerror(-err or err) with a lower-case first letter, for messages. */
 const char *hm_strerror(int err);
 
-#define hm_warn(...) hm_log(HM_LOG_WARN, __VA_ARGS__)
-#define hm_info(...) hm_log(HM_LOG_INFO, __VA_ARGS__)
+#define hm_warn(...)  hm_log(HM_LOG_WARN, __VA_ARGS__)
+#define hm_info(...)  hm_log(HM_LOG_INFO, __VA_ARGS__)
 #define hm_debug(...) hm_log(HM_LOG_DEBUG, __VA_ARGS__)
 #define hm_trace(...) hm_log(HM_LOG_TRACE, __VA_ARGS__)
 
@@ -94,8 +93,7 @@ void hm_buf_init(struct hm_buf *b);
 void hm_buf_free(struct hm_buf *b);
 void hm_buf_reset(struct hm_buf *b);
 void hm_buf_add(struct hm_buf *b, const void *p, size_t n);
-void hm_buf_addf(struct hm_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void hm_buf_addf(struct hm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Make room for N more bytes and return a pointer to them. */
 void *hm_buf_grow(struct hm_buf *b, size_t n);
 

@@ -18,11 +18,8 @@ static enum hm_log_level log_level = HM_LOG_WARN;
 static FILE *log_file;
 
 static const char *const level_names[] = {
-	[HM_LOG_ERROR] = "error",
-	[HM_LOG_WARN] = "warn",
-	[HM_LOG_INFO] = "info",
-	[HM_LOG_DEBUG] = "debug",
-	[HM_LOG_TRACE] = "trace",
+	[HM_LOG_ERROR] = "error", [HM_LOG_WARN] = "warn",   [HM_LOG_INFO] = "info",
+	[HM_LOG_DEBUG] = "debug", [HM_LOG_TRACE] = "trace",
 };
 
 int hm_log_parse_level(const char *s, enum hm_log_level *out)
@@ -132,8 +129,7 @@ const char *hm_strerror(int err)
 	if (err < 0)
 		err = -err;
 	snprintf(msg, sizeof(msg), "%s", strerror(err));
-	if (msg[0] && isupper((unsigned char)msg[0]) &&
-	    !(msg[1] && isupper((unsigned char)msg[1])))
+	if (msg[0] && isupper((unsigned char)msg[0]) && !(msg[1] && isupper((unsigned char)msg[1])))
 		msg[0] = (char)tolower((unsigned char)msg[0]);
 	return msg;
 }

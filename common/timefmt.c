@@ -53,8 +53,8 @@ int hm_parse_rfc3339(const char *s, int64_t *ns)
 	int64_t frac = 0, offset = 0, secs;
 	struct tm tm;
 
-	if (digits(&p, 4, &year) || expect(&p, '-') || digits(&p, 2, &mon) ||
-	    expect(&p, '-') || digits(&p, 2, &day))
+	if (digits(&p, 4, &year) || expect(&p, '-') || digits(&p, 2, &mon) || expect(&p, '-') ||
+	    digits(&p, 2, &day))
 		return -EINVAL;
 	if (mon < 1 || mon > 12 || day < 1 || day > days_in_month(year, mon))
 		return -EINVAL;
@@ -111,7 +111,8 @@ int hm_parse_rfc3339(const char *s, int64_t *ns)
 		secs++;
 		frac -= HM_NS_PER_SEC;
 	}
-	if (__builtin_mul_overflow(secs, HM_NS_PER_SEC, ns) || __builtin_add_overflow(*ns, frac, ns))
+	if (__builtin_mul_overflow(secs, HM_NS_PER_SEC, ns) ||
+	    __builtin_add_overflow(*ns, frac, ns))
 		return -ERANGE;
 	return 0;
 }

@@ -21,8 +21,8 @@ enum dw_insn_kind {
 };
 
 struct dw_insn {
-	uint64_t vaddr;		/* link-time virtual address */
-	unsigned length;	/* bytes */
+	uint64_t vaddr;	 /* link-time virtual address */
+	unsigned length; /* bytes */
 	enum dw_insn_kind kind;
 };
 
@@ -47,7 +47,8 @@ int dw_insn_scan_buf(const unsigned char *buf, size_t len, uint64_t vaddr,
  * count, or -errno to stop. The sum of the counts, or -errno.
  */
 int dw_for_code(const char *path, int text_only,
-		int (*fn)(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg), void *arg);
+		int (*fn)(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg),
+		void *arg);
 
 /*
  * The link-time address of the ELF file's first loadable segment and
@@ -59,8 +60,8 @@ int dw_elf_load_base(const char *path, uint64_t *vaddr, int *pie);
 /* ---- sites.c: preemption sites ---- */
 
 struct dw_site {
-	uint64_t vaddr;		/* link-time address of an instruction start */
-	int backward;		/* a branch back: every loop passes one */
+	uint64_t vaddr; /* link-time address of an instruction start */
+	int backward;	/* a branch back: every loop passes one */
 };
 
 /*

@@ -61,8 +61,8 @@ int dw_insn_scan_buf(const unsigned char *buf, size_t len, uint64_t vaddr,
 	size_t off = 0;
 	int found = 0;
 
-	if (ZYAN_FAILED(ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
-					 ZYDIS_STACK_WIDTH_64)))
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	while (off < len) {
 		struct dw_insn insn;
@@ -111,7 +111,8 @@ static Elf *open_elf(const char *path, int *fd)
 }
 
 int dw_for_code(const char *path, int text_only,
-		int (*fn)(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg), void *arg)
+		int (*fn)(const unsigned char *buf, size_t len, uint64_t vaddr, void *arg),
+		void *arg)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;

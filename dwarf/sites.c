@@ -59,8 +59,8 @@ int dw_sites_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t 
 	size_t off = 0;
 	int found = 0;
 
-	if (ZYAN_FAILED(ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
-					 ZYDIS_STACK_WIDTH_64)))
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	while (off < len && (size_t)found < max) {
 		struct dw_site site = { vaddr + off, 0 };
@@ -74,8 +74,10 @@ int dw_sites_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t 
 		    zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR) {
 			ZyanU64 target;
 
-			if ((zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && zi.operand_count_visible > 0 &&
-			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[0], site.vaddr, &target)) &&
+			if ((zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+			    zi.operand_count_visible > 0 &&
+			    ZYAN_SUCCESS(
+				    ZydisCalcAbsoluteAddress(&zi, &ops[0], site.vaddr, &target)) &&
 			    target <= site.vaddr) {
 				site.backward = 1;
 				take = 1;

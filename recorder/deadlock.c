@@ -35,8 +35,8 @@ void rec_note_outside(struct rec *r)
 	while ((e = readdir(d))) {
 		char target[128];
 
-		if (e->d_name[0] == '.' || tracer_fd_target(getpid(), atoi(e->d_name), target,
-							     sizeof(target)) < 0)
+		if (e->d_name[0] == '.' ||
+		    tracer_fd_target(getpid(), atoi(e->d_name), target, sizeof(target)) < 0)
 			continue;
 		if (strncmp(target, "pipe:", 5) && strncmp(target, "socket:", 7))
 			continue;
@@ -195,9 +195,11 @@ static void describe_parked(const struct task *t, char *buf, size_t size, uint64
 		long pid = nr == SYS_wait4 ? (long)(int)args[0] : (long)(int)args[1];
 
 		if (pid > 0)
-			snprintf(buf, size, "child %ld in %s", pid, nr == SYS_wait4 ? "wait4" : "waitid");
+			snprintf(buf, size, "child %ld in %s", pid,
+				 nr == SYS_wait4 ? "wait4" : "waitid");
 		else
-			snprintf(buf, size, "any child in %s", nr == SYS_wait4 ? "wait4" : "waitid");
+			snprintf(buf, size, "any child in %s",
+				 nr == SYS_wait4 ? "wait4" : "waitid");
 		break;
 	}
 	case SYS_read:

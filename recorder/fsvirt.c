@@ -25,13 +25,13 @@ struct slot {
 
 struct map {
 	struct slot *slots;
-	size_t cap;	/* a power of two */
+	size_t cap; /* a power of two */
 	size_t len;
 };
 
 struct rec_fsvirt {
-	struct map inos;	/* (dev, ino) -> virtual ino */
-	struct map times;	/* (dev, ino, real ns) -> virtual ns */
+	struct map inos;  /* (dev, ino) -> virtual ino */
+	struct map times; /* (dev, ino, real ns) -> virtual ns */
 	uint64_t next_ino;
 	int64_t start_real_ns;
 };
@@ -157,11 +157,11 @@ static int by_name(const void *a, const void *b)
  * { unsigned long d_ino, d_off; u16 d_reclen; char d_name[]; ...; u8 d_type
  * as the record's last byte }.
  */
-#define D_INO 0
-#define D_OFF 8
+#define D_INO	 0
+#define D_OFF	 8
 #define D_RECLEN 16
 #define D_NAME64 19
-#define D_NAME 18
+#define D_NAME	 18
 
 int rec_fsvirt_dirents(struct rec_fsvirt *fs, uint64_t dev, void *buf, size_t len, int is64)
 {

@@ -187,8 +187,8 @@ enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c)
 	if (!(op & FUTEX_PRIVATE_FLAG))
 		return REC_CONT;
 	/* do_futex(): only these take FUTEX_CLOCK_REALTIME. */
-	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_WAIT_REQUEUE_PI &&
-	    cmd != FUTEX_LOCK_PI2)
+	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT_BITSET &&
+	    cmd != FUTEX_WAIT_REQUEUE_PI && cmd != FUTEX_LOCK_PI2)
 		return reply(c, -ENOSYS);
 	switch (cmd) {
 	case FUTEX_WAIT_BITSET:

@@ -23,11 +23,11 @@ enum task_state {
 /* What a TASK_WAITING task waits for. */
 enum wait_kind {
 	WAIT_NONE,
-	WAIT_FUTEX,	/* an emulated futex wait: woken, or its deadline */
-	WAIT_SLEEP,	/* nanosleep and friends: its deadline */
-	WAIT_POLL,	/* a poll-family call with a timeout: retried after progress,
+	WAIT_FUTEX,   /* an emulated futex wait: woken, or its deadline */
+	WAIT_SLEEP,   /* nanosleep and friends: its deadline */
+	WAIT_POLL,    /* a poll-family call with a timeout: retried after progress,
 			 * returns 0 at its deadline */
-	WAIT_TIMERFD,	/* a read of an emulated timerfd: woken when it fires */
+	WAIT_TIMERFD, /* a read of an emulated timerfd: woken when it fires */
 };
 
 /* How a stopped task continues when it is next resumed. */
@@ -40,42 +40,42 @@ enum resume_mode {
 struct rec_call {
 	long nr;
 	uint64_t args[6];
-	long ret;			/* result to return (enter) or returned (exit) */
-	int64_t now_real_ns;		/* virtual wall time of the call */
-	struct user_regs_struct regs;	/* at the stop */
+	long ret;		      /* result to return (enter) or returned (exit) */
+	int64_t now_real_ns;	      /* virtual wall time of the call */
+	struct user_regs_struct regs; /* at the stop */
 };
 
 struct task {
-	pid_t tid;			/* host thread id */
-	pid_t tgid;			/* host thread group id: the futex and timer key */
-	pid_t vtid;			/* thread id as the guest sees it */
-	int index;			/* creation order: the deterministic name */
-	int system;			/* a launch helper, not part of the guest */
-	int stopped_once;		/* its first ptrace stop has been seen */
+	pid_t tid;	  /* host thread id */
+	pid_t tgid;	  /* host thread group id: the futex and timer key */
+	pid_t vtid;	  /* thread id as the guest sees it */
+	int index;	  /* creation order: the deterministic name */
+	int system;	  /* a launch helper, not part of the guest */
+	int stopped_once; /* its first ptrace stop has been seen */
 	enum task_state state;
 	enum resume_mode resume;
-	int resume_sig;			/* signal to deliver on resume */
-	int wants_interrupt;		/* PTRACE_INTERRUPT sent, stop not seen */
-	uint64_t parked_at;		/* progress count when parked */
-	int retrying;			/* resumed from a park: is its call finishing? */
-	int outside;			/* resumed to wait on the outside world */
-	pid_t vfork_parent;		/* the parent held until this one execs */
+	int resume_sig;			   /* signal to deliver on resume */
+	int wants_interrupt;		   /* PTRACE_INTERRUPT sent, stop not seen */
+	uint64_t parked_at;		   /* progress count when parked */
+	int retrying;			   /* resumed from a park: is its call finishing? */
+	int outside;			   /* resumed to wait on the outside world */
+	pid_t vfork_parent;		   /* the parent held until this one execs */
 	const struct rec_syscall *pending; /* call awaiting its exit stop */
 	struct rec_call call;
 
-	enum wait_kind wait;		/* with TASK_WAITING */
-	int64_t deadline;		/* virtual ns when the wait ends by itself; -1: never */
-	uint64_t wait_seq;		/* order of waiting, for FIFO wake-ups */
-	uint64_t futex_addr;		/* WAIT_FUTEX: the word */
-	uint32_t futex_val;		/* WAIT_FUTEX: the value it waited on */
-	uint32_t futex_bitset;		/* WAIT_FUTEX: FUTEX_WAIT_BITSET's mask */
-	int poll_retry;			/* WAIT_POLL: the next entry is a retry */
-	int64_t poll_deadline;		/* WAIT_POLL: virtual ns when it returns 0 */
-	int yielded;			/* sched_yield: others first */
-	uint64_t ticks;			/* ticks since it was last chosen */
-	uint64_t timeslice;		/* ticks it may run before others get a turn */
-	int priority;			/* chaos: higher runs first */
-	uint64_t poll_arg;		/* WAIT_POLL: the timeout argument as given;
+	enum wait_kind wait;   /* with TASK_WAITING */
+	int64_t deadline;      /* virtual ns when the wait ends by itself; -1: never */
+	uint64_t wait_seq;     /* order of waiting, for FIFO wake-ups */
+	uint64_t futex_addr;   /* WAIT_FUTEX: the word */
+	uint32_t futex_val;    /* WAIT_FUTEX: the value it waited on */
+	uint32_t futex_bitset; /* WAIT_FUTEX: FUTEX_WAIT_BITSET's mask */
+	int poll_retry;	       /* WAIT_POLL: the next entry is a retry */
+	int64_t poll_deadline; /* WAIT_POLL: virtual ns when it returns 0 */
+	int yielded;	       /* sched_yield: others first */
+	uint64_t ticks;	       /* ticks since it was last chosen */
+	uint64_t timeslice;    /* ticks it may run before others get a turn */
+	int priority;	       /* chaos: higher runs first */
+	uint64_t poll_arg;     /* WAIT_POLL: the timeout argument as given;
 					 * WAIT_SLEEP: where the time left goes on EINTR */
 };
 
@@ -83,16 +83,16 @@ struct task {
  * timer (timer_create) of one process. */
 struct rec_timer {
 	pid_t tgid;
-	int posix;			/* 0: the process's ITIMER_REAL; 1: timer_create; 2: timerfd */
-	int id;				/* POSIX: the id the guest holds; timerfd: the fd */
-	uint64_t count;			/* timerfd: expirations not read yet */
-	int64_t deadline;		/* virtual ns; -1: disarmed */
-	int64_t interval;		/* 0: one shot */
-	long clockid;			/* POSIX: what an absolute time refers to */
-	int notify;			/* POSIX: SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID */
+	int posix;	  /* 0: the process's ITIMER_REAL; 1: timer_create; 2: timerfd */
+	int id;		  /* POSIX: the id the guest holds; timerfd: the fd */
+	uint64_t count;	  /* timerfd: expirations not read yet */
+	int64_t deadline; /* virtual ns; -1: disarmed */
+	int64_t interval; /* 0: one shot */
+	long clockid;	  /* POSIX: what an absolute time refers to */
+	int notify;	  /* POSIX: SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID */
 	int signo;
-	pid_t target;			/* SIGEV_THREAD_ID: the host tid */
-	uint64_t value;			/* sigev_value */
+	pid_t target;	/* SIGEV_THREAD_ID: the host tid */
+	uint64_t value; /* sigev_value */
 };
 
 struct rec {
@@ -102,37 +102,37 @@ struct rec {
 	struct rec_fsvirt *fs;
 	struct tracer_guest guest;
 
-	struct task **tasks;		/* in creation order */
+	struct task **tasks; /* in creation order */
 	size_t ntasks, cap_tasks;
 	int next_index;
 	struct task *running;
-	struct task **runq;		/* ready tasks, first to run first */
+	struct task **runq; /* ready tasks, first to run first */
 	size_t runq_len, runq_cap;
-	size_t rr;			/* round-robin cursor into tasks, for retries */
-	int slice;			/* stops the running task has had this turn */
-	uint64_t progress;		/* stops that were not a park: something happened */
+	size_t rr;	   /* round-robin cursor into tasks, for retries */
+	int slice;	   /* stops the running task has had this turn */
+	uint64_t progress; /* stops that were not a park: something happened */
 
 	struct rec_timer *timers;
 	size_t ntimers;
 	uint64_t wait_seq;
-	char **outside;			/* hermit's own pipes and sockets: the outside */
+	char **outside; /* hermit's own pipes and sockets: the outside */
 	size_t noutside;
-	int ended;			/* the scheduler ended the run */
-	enum rec_preempt ticks_source;	/* what preempts: sites or none */
-	struct rec_prng sched_prng;	/* chaos decisions, from --sched-seed */
-	uint64_t max_slice;		/* ticks of a timeslice (chaos: its bound) */
-	int said_preemption;		/* the tick source line was printed */
-	char preempt_why[256];		/* why that source */
+	int ended;		       /* the scheduler ended the run */
+	enum rec_preempt ticks_source; /* what preempts: sites or none */
+	struct rec_prng sched_prng;    /* chaos decisions, from --sched-seed */
+	uint64_t max_slice;	       /* ticks of a timeslice (chaos: its bound) */
+	int said_preemption;	       /* the tick source line was printed */
+	char preempt_why[256];	       /* why that source */
 	struct {
 		pid_t tgid;
 		int sig;
-	} *deferred;			/* signals from the terminal, not delivered yet */
+	} * deferred; /* signals from the terminal, not delivered yet */
 	size_t ndeferred;
-	uint64_t settle_progress;	/* progress when the last deadlock check began */
-	int settle_rounds;		/* retries since, before a deadlock is declared */
+	uint64_t settle_progress; /* progress when the last deadlock check began */
+	int settle_rounds;	  /* retries since, before a deadlock is declared */
 
 	int main_done;
-	int main_status;		/* hermit's exit status from the main guest */
+	int main_status; /* hermit's exit status from the main guest */
 	uint64_t events;
 	uint64_t digest;
 	int urandom_warned;
@@ -140,10 +140,10 @@ struct rec {
 };
 
 enum rec_action {
-	REC_CONT,	/* let the syscall run as it is */
-	REC_EMULATED,	/* skip it; call->ret is the result */
-	REC_EXIT_STOP,	/* let it run and call the row's exit handler after */
-	REC_BLOCKED,	/* the handler made the task wait (rec_block) */
+	REC_CONT,      /* let the syscall run as it is */
+	REC_EMULATED,  /* skip it; call->ret is the result */
+	REC_EXIT_STOP, /* let it run and call the row's exit handler after */
+	REC_BLOCKED,   /* the handler made the task wait (rec_block) */
 };
 
 typedef enum rec_action (*rec_enter_fn)(struct rec *r, struct task *t, struct rec_call *c);
@@ -152,8 +152,8 @@ typedef void (*rec_exit_fn)(struct rec *r, struct task *t, struct rec_call *c);
 struct rec_syscall {
 	int nr;
 	const char *name;
-	int fd_min;		/* trap only when argument 0 >= fd_min */
-	rec_enter_fn enter;	/* NULL: REC_EXIT_STOP */
+	int fd_min;	    /* trap only when argument 0 >= fd_min */
+	rec_enter_fn enter; /* NULL: REC_EXIT_STOP */
 	rec_exit_fn exit;
 };
 

@@ -32,11 +32,11 @@
 /* Sites and their budgets: a hot loop pays for its first hits only, and a
  * process for its first PROCESS_BUDGET hits (a hit costs two ptrace stops,
  * about 70 us here). Chaos buys more: it is for finding races. */
-#define SITE_BUDGET 20
-#define PROCESS_BUDGET 1000
+#define SITE_BUDGET	  20
+#define PROCESS_BUDGET	  1000
 #define CHAOS_SITE_BUDGET 1000
-#define CHAOS_DENSITY 2
-#define MAX_SITES 50000
+#define CHAOS_DENSITY	  2
+#define MAX_SITES	  50000
 #define DEFAULT_TIMESLICE 50
 
 static uint64_t draw(struct rec *r, uint64_t lo, uint64_t hi)
@@ -66,7 +66,8 @@ int rec_preempt_init(struct rec *r)
 			return pmu;
 		}
 		hm_error("cannot use --preempt=pmu: the PMU counts (%s) but preemption by it is "
-			 "not implemented yet; use --preempt=sites", why);
+			 "not implemented yet; use --preempt=sites",
+			 why);
 		return -ENOTSUP;
 	case REC_PREEMPT_SITES:
 		r->ticks_source = REC_PREEMPT_SITES;
@@ -78,9 +79,10 @@ int rec_preempt_init(struct rec *r)
 		if (pmu < 0)
 			snprintf(r->preempt_why, sizeof(r->preempt_why), "sites (no PMU: %s)", why);
 		else
-			snprintf(r->preempt_why, sizeof(r->preempt_why),
-				 "sites (a PMU counts, %s, but hermit does not preempt with it yet)",
-				 why);
+			snprintf(
+				r->preempt_why, sizeof(r->preempt_why),
+				"sites (a PMU counts, %s, but hermit does not preempt with it yet)",
+				why);
 		return 0;
 	}
 }

@@ -20,25 +20,25 @@ enum rec_preempt {
 };
 
 struct rec_options {
-	char *const *argv;	/* guest command */
-	char *const *envp;	/* guest environment */
-	int64_t epoch_ns;	/* wall-clock time zero, ns since 1970 */
-	uint64_t seed;		/* PRNG seed (--seed) */
-	int namespaces;		/* 0 for --no-namespace */
-	int network_host;	/* --network=host */
+	char *const *argv;	    /* guest command */
+	char *const *envp;	    /* guest environment */
+	int64_t epoch_ns;	    /* wall-clock time zero, ns since 1970 */
+	uint64_t seed;		    /* PRNG seed (--seed) */
+	int namespaces;		    /* 0 for --no-namespace */
+	int network_host;	    /* --network=host */
 	int64_t virtual_timeout_ns; /* --virtual-timeout: end (121) past this virtual time; 0: none */
-	int64_t timeout_ns;	/* --timeout: kill the guest (124) after this wall time; 0: none */
-	enum rec_preempt preempt; /* --preempt */
-	int chaos;		/* --chaos */
-	uint64_t sched_seed;	/* --sched-seed, default --seed */
+	int64_t timeout_ns; /* --timeout: kill the guest (124) after this wall time; 0: none */
+	enum rec_preempt preempt;   /* --preempt */
+	int chaos;		    /* --chaos */
+	uint64_t sched_seed;	    /* --sched-seed, default --seed */
 	int chaos_seeded_timeslice; /* --chaos-seeded-timeslice */
-	uint64_t max_timeslice;	/* --max-timeslice in ticks; 0: the default */
+	uint64_t max_timeslice;	    /* --max-timeslice in ticks; 0: the default */
 };
 
 struct rec_result {
-	int exit_status;	/* what hermit exits with: the guest's, 128+N, or 125 */
-	uint64_t events;	/* intercepted events */
-	uint64_t digest;	/* digest of the event stream */
+	int exit_status; /* what hermit exits with: the guest's, 128+N, or 125 */
+	uint64_t events; /* intercepted events */
+	uint64_t digest; /* digest of the event stream */
 };
 
 /* Run the guest to the end. 0 with *res filled, or -errno after printing
@@ -61,13 +61,13 @@ void rec_prng_fill(struct rec_prng *p, void *buf, size_t len);
 /* ---- vclock.c: the one virtual clock ---- */
 
 struct rec_clock {
-	int64_t epoch_ns;	/* CLOCK_REALTIME at virtual time 0 */
-	int64_t now_ns;		/* virtual nanoseconds since the guest started */
+	int64_t epoch_ns; /* CLOCK_REALTIME at virtual time 0 */
+	int64_t now_ns;	  /* virtual nanoseconds since the guest started */
 };
 
 /* Virtual time added by each intercepted syscall and by each rdtsc. */
 #define REC_SYSCALL_NS 10000LL
-#define REC_TSC_NS 1000LL
+#define REC_TSC_NS     1000LL
 /* CLOCK_MONOTONIC and CLOCK_BOOTTIME read this at virtual time 0. */
 #define REC_BOOT_NS (100LL * 1000000000LL)
 

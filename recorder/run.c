@@ -23,7 +23,6 @@
 #include "common/common.h"
 #include "internal.h"
 
-
 /* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK:
  * the call was interrupted and will be restarted (include/linux/errno.h). */
 static int is_restart(long ret)
@@ -69,10 +68,12 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 	if (t->system == 1) {
 		/* A launch helper only ends early when the launch failed. */
 		if (!r->main_done && r->guest.main == 0)
-			set_main_status(r, s->kind == TRACER_EXITED && s->status ? s->status
-										 : HM_EXIT_INTERNAL);
+			set_main_status(r, s->kind == TRACER_EXITED && s->status
+						   ? s->status
+						   : HM_EXIT_INTERNAL);
 	} else {
-		hm_debug("task %d %s %d", t->index, s->kind == TRACER_EXITED ? "exited" : "killed by",
+		hm_debug("task %d %s %d", t->index,
+			 s->kind == TRACER_EXITED ? "exited" : "killed by",
 			 s->kind == TRACER_EXITED ? s->status : s->sig);
 		if (t->tid == r->guest.main)
 			set_main_status(r, status);
@@ -145,7 +146,8 @@ static void on_exec(struct rec *r, struct task *t)
 	rec_timers_exec(r, t->tgid);
 	if (err && !r->vdso_warned) {
 		hm_warn("cannot patch the vDSO of task %d (%s): its time calls bypass the virtual "
-			"clock", t->index, hm_strerror(err));
+			"clock",
+			t->index, hm_strerror(err));
 		r->vdso_warned = 1;
 	}
 	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)

@@ -61,7 +61,8 @@ static void runq_remove(struct rec *r, struct task *t)
 {
 	for (size_t i = 0; i < r->runq_len; i++) {
 		if (r->runq[i] == t) {
-			memmove(&r->runq[i], &r->runq[i + 1], (r->runq_len - i - 1) * sizeof(*r->runq));
+			memmove(&r->runq[i], &r->runq[i + 1],
+				(r->runq_len - i - 1) * sizeof(*r->runq));
 			r->runq_len--;
 			return;
 		}
@@ -247,7 +248,8 @@ static int64_t next_deadline(const struct rec *r)
 	for (size_t i = 0; i < r->ntasks; i++) {
 		const struct task *t = r->tasks[i];
 
-		if (t->state == TASK_WAITING && t->deadline >= 0 && (best < 0 || t->deadline < best))
+		if (t->state == TASK_WAITING && t->deadline >= 0 &&
+		    (best < 0 || t->deadline < best))
 			best = t->deadline;
 	}
 	for (size_t i = 0; i < r->ntimers; i++) {

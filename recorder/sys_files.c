@@ -39,13 +39,13 @@ static void fix_stat(struct rec *r, struct task *t, struct rec_call *c, uint64_t
 
 	if (tracer_read_mem(t->tid, addr, &st, sizeof(st)) < 0)
 		return;
-#define VIRT(field)                                                                     \
-	do {                                                                            \
-		s = st.field.tv_sec;                                                    \
-		ns = st.field.tv_nsec;                                                  \
-		virt_ts(r, c, st.st_dev, st.st_ino, &s, &ns);                           \
-		st.field.tv_sec = s;                                                    \
-		st.field.tv_nsec = ns;                                                  \
+#define VIRT(field)                                           \
+	do {                                                  \
+		s = st.field.tv_sec;                          \
+		ns = st.field.tv_nsec;                        \
+		virt_ts(r, c, st.st_dev, st.st_ino, &s, &ns); \
+		st.field.tv_sec = s;                          \
+		st.field.tv_nsec = ns;                        \
 	} while (0)
 	VIRT(st_atim);
 	VIRT(st_mtim);
@@ -64,13 +64,13 @@ static void fix_statx(struct rec *r, struct task *t, struct rec_call *c, uint64_
 	if (tracer_read_mem(t->tid, addr, &sx, sizeof(sx)) < 0)
 		return;
 	dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-#define VIRT(field)                                                                     \
-	do {                                                                            \
-		s = sx.field.tv_sec;                                                    \
-		ns = sx.field.tv_nsec;                                                  \
-		virt_ts(r, c, dev, sx.stx_ino, &s, &ns);                                \
-		sx.field.tv_sec = s;                                                    \
-		sx.field.tv_nsec = (uint32_t)ns;                                        \
+#define VIRT(field)                                      \
+	do {                                             \
+		s = sx.field.tv_sec;                     \
+		ns = sx.field.tv_nsec;                   \
+		virt_ts(r, c, dev, sx.stx_ino, &s, &ns); \
+		sx.field.tv_sec = s;                     \
+		sx.field.tv_nsec = (uint32_t)ns;         \
 	} while (0)
 	VIRT(stx_atime);
 	VIRT(stx_mtime);

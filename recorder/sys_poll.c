@@ -21,8 +21,8 @@
 
 /* Where a call keeps its timeout. */
 struct timeout_arg {
-	int index;	/* argument number */
-	int kind;	/* 0: int milliseconds, 1: struct timespec *, 2: struct timeval * */
+	int index; /* argument number */
+	int kind;  /* 0: int milliseconds, 1: struct timespec *, 2: struct timeval * */
 };
 
 static int timeout_arg(long nr, struct timeout_arg *a)

@@ -101,7 +101,8 @@ long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec)
 	if (tracer_inject(t->tid, SYS_fcntl, args, &nfd) < 0 || nfd < 0) {
 		if (!r->urandom_warned)
 			hm_warn("cannot move a descriptor above %d: reads of /dev/urandom or of a "
-				"timerfd there are not deterministic", REC_RANDOM_FD_MIN);
+				"timerfd there are not deterministic",
+				REC_RANDOM_FD_MIN);
 		r->urandom_warned = 1;
 		return fd;
 	}

@@ -90,7 +90,7 @@ static int get_request(struct task *t, uint64_t addr, int64_t *ns)
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= HM_NS_PER_SEC)
 		return -EINVAL;
 	*ns = ts.tv_sec > (INT64_MAX / HM_NS_PER_SEC) - 1 ? INT64_MAX / 2
-							 : ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
+							  : ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
 	return 0;
 }
 

@@ -199,8 +199,8 @@ struct itimerspec rec_timer_current(struct rec *r, const struct rec_timer *tm)
 
 	memset(&v, 0, sizeof(v));
 	if (tm->deadline >= 0) {
-		hm_ns_split(tm->deadline > r->clock.now_ns ? tm->deadline - r->clock.now_ns : 1, &sec,
-			    &nsec);
+		hm_ns_split(tm->deadline > r->clock.now_ns ? tm->deadline - r->clock.now_ns : 1,
+			    &sec, &nsec);
 		v.it_value.tv_sec = (time_t)sec;
 		v.it_value.tv_nsec = (long)nsec;
 	}
@@ -245,8 +245,9 @@ enum rec_action rec_sys_timer_settime(struct rec *r, struct task *t, struct rec_
 {
 	struct rec_timer *tm = posix_find(r, t->tgid, (int)c->args[0]);
 
-	c->ret = tm ? rec_timer_settime(r, t, tm, c->args[1] & TIMER_ABSTIME, c->args[2], c->args[3])
-		    : -EINVAL;
+	c->ret =
+		tm ? rec_timer_settime(r, t, tm, c->args[1] & TIMER_ABSTIME, c->args[2], c->args[3])
+		   : -EINVAL;
 	return REC_EMULATED;
 }
 

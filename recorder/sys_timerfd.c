@@ -124,7 +124,8 @@ enum rec_action rec_sys_timerfd_settime(struct rec *r, struct task *t, struct re
 	if (!tm)
 		return REC_CONT;
 	unread = tm->count;
-	c->ret = rec_timer_settime(r, t, tm, c->args[1] & TFD_TIMER_ABSTIME, c->args[2], c->args[3]);
+	c->ret =
+		rec_timer_settime(r, t, tm, c->args[1] & TFD_TIMER_ABSTIME, c->args[2], c->args[3]);
 	if (c->ret == 0) {
 		/* Setting the timer forgets expirations not read (timerfd_setup). */
 		if (unread)

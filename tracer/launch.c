@@ -43,10 +43,9 @@
 #include "common/common.h"
 #include "tracer.h"
 
-#define PTRACE_OPTIONS                                                         \
-	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
-	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORKDONE |  \
-	 PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+#define PTRACE_OPTIONS                                                                            \
+	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
+	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
 
 /* Write all of BUF, for the few bytes the launch protocol sends. */
 static int write_all(int fd, const void *buf, size_t len)
@@ -119,8 +118,7 @@ static int write_id_maps(pid_t pid)
 	return write_file(path, map);
 }
 
-static void child_die(const char *what, int err, int status)
-	__attribute__((noreturn));
+static void child_die(const char *what, int err, int status) __attribute__((noreturn));
 static void child_die(const char *what, int err, int status)
 {
 	hm_error("%s: %s", what, hm_strerror(err));
@@ -238,7 +236,8 @@ static void virtual_cpus(int cpus)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(target, sizeof(target), "/sys/devices/system/cpu/%s", files[i]);
 		if (mount(path, target, NULL, MS_BIND, NULL) < 0)
-			hm_debug("cannot bind the CPU list over %s: %s", target, hm_strerror(errno));
+			hm_debug("cannot bind the CPU list over %s: %s", target,
+				 hm_strerror(errno));
 	}
 	unlink(path);
 }
@@ -291,8 +290,7 @@ static void run_setup(const struct tracer_launch *l, scmp_filter_ctx filter, int
 	if (!l->network_host)
 		flags |= CLONE_NEWNET;
 	if (unshare(flags) < 0)
-		child_die("cannot create namespaces (try --no-namespace)", errno,
-			  HM_EXIT_INTERNAL);
+		child_die("cannot create namespaces (try --no-namespace)", errno, HM_EXIT_INTERNAL);
 	init = fork();
 	if (init < 0)
 		child_die("cannot fork init", errno, HM_EXIT_INTERNAL);

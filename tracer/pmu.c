@@ -30,7 +30,8 @@ int tracer_pmu_event(const char *vendor, int family, int model, uint64_t *config
 {
 	if (strcmp(vendor, "GenuineIntel") == 0 && family == 6) {
 		*config = 0x5101c4;
-		for (size_t i = 0; i < sizeof(intel_icelake_on) / sizeof(intel_icelake_on[0]); i++) {
+		for (size_t i = 0; i < sizeof(intel_icelake_on) / sizeof(intel_icelake_on[0]);
+		     i++) {
 			if (model == intel_icelake_on[i])
 				*config = 0x5111c4;
 		}
@@ -107,8 +108,8 @@ int tracer_pmu_probe(char *why, size_t size)
 	if (fd < 0) {
 		int err = errno;
 
-		snprintf(why, size, "perf_event_open: %s", strerrorname_np(err) ? strerrorname_np(err)
-										: "error");
+		snprintf(why, size, "perf_event_open: %s",
+			 strerrorname_np(err) ? strerrorname_np(err) : "error");
 		return -err;
 	}
 	close(fd);

@@ -29,17 +29,17 @@
 #include "tracer.h"
 
 struct site {
-	uint64_t addr;		/* run-time address */
-	uint32_t hits_left;	/* 0: the breakpoint is out for good */
-	uint8_t orig;		/* the byte under the int3 */
+	uint64_t addr;	    /* run-time address */
+	uint32_t hits_left; /* 0: the breakpoint is out for good */
+	uint8_t orig;	    /* the byte under the int3 */
 };
 
 struct proc {
 	pid_t tgid;
-	struct site *sites;	/* sorted by address */
+	struct site *sites; /* sorted by address */
 	size_t n;
-	uint64_t total_left;	/* hits left for the whole process; then all go out */
-	int mem;		/* /proc/pid/mem, open while the image lives */
+	uint64_t total_left; /* hits left for the whole process; then all go out */
+	int mem;	     /* /proc/pid/mem, open while the image lives */
 	struct proc *next;
 };
 

@@ -19,23 +19,23 @@
 
 /* A syscall the seccomp filter sends to the tracer. */
 struct tracer_trap {
-	int nr;		 /* syscall number (x86-64) */
-	int fd_min;	 /* > 0: trap only when argument 0 >= fd_min */
+	int nr;	    /* syscall number (x86-64) */
+	int fd_min; /* > 0: trap only when argument 0 >= fd_min */
 };
 
 struct tracer_launch {
-	char *const *argv;		/* guest argv; argv[0] is looked up in PATH */
-	char *const *envp;		/* guest environment */
-	int namespaces;			/* new user, pid, mount, ipc, uts (and net) namespaces */
-	int network_host;		/* keep the host's network namespace */
+	char *const *argv;		 /* guest argv; argv[0] is looked up in PATH */
+	char *const *envp;		 /* guest environment */
+	int namespaces;			 /* new user, pid, mount, ipc, uts (and net) namespaces */
+	int network_host;		 /* keep the host's network namespace */
 	const struct tracer_trap *traps; /* syscalls to stop on */
 	size_t ntraps;
-	int cpus;			/* CPUs the guest sees in /sys (namespaces only) */
+	int cpus; /* CPUs the guest sees in /sys (namespaces only) */
 };
 
 struct tracer_guest {
-	pid_t system[2];	/* helper processes outside the guest (namespace setup, init); 0 if none */
-	pid_t main;		/* the guest's first process, host pid; known once it is born */
+	pid_t system[2]; /* helper processes outside the guest (namespace setup, init); 0 if none */
+	pid_t main;	 /* the guest's first process, host pid; known once it is born */
 };
 
 /*
@@ -51,28 +51,28 @@ int tracer_launch(const struct tracer_launch *l, struct tracer_guest *guest);
 /* ---- stop.c ---- */
 
 enum tracer_stop_kind {
-	TRACER_EXITED,		/* status = exit code */
-	TRACER_KILLED,		/* sig = terminating signal */
-	TRACER_SECCOMP,		/* syscall-entry stop from SECCOMP_RET_TRACE */
-	TRACER_SYSCALL_EXIT,	/* syscall-exit stop after PTRACE_SYSCALL */
-	TRACER_SYSCALL_ENTRY,	/* syscall-entry stop after PTRACE_SYSCALL (injection) */
-	TRACER_SIGNAL,		/* signal-delivery stop, sig */
-	TRACER_GROUP_STOP,	/* group stop by sig (PTRACE_EVENT_STOP with a stop signal) */
-	TRACER_EVENT_STOP,	/* PTRACE_EVENT_STOP: new task or PTRACE_INTERRUPT */
-	TRACER_FORK,		/* fork, vfork or clone: msg = new tid */
+	TRACER_EXITED,	      /* status = exit code */
+	TRACER_KILLED,	      /* sig = terminating signal */
+	TRACER_SECCOMP,	      /* syscall-entry stop from SECCOMP_RET_TRACE */
+	TRACER_SYSCALL_EXIT,  /* syscall-exit stop after PTRACE_SYSCALL */
+	TRACER_SYSCALL_ENTRY, /* syscall-entry stop after PTRACE_SYSCALL (injection) */
+	TRACER_SIGNAL,	      /* signal-delivery stop, sig */
+	TRACER_GROUP_STOP,    /* group stop by sig (PTRACE_EVENT_STOP with a stop signal) */
+	TRACER_EVENT_STOP,    /* PTRACE_EVENT_STOP: new task or PTRACE_INTERRUPT */
+	TRACER_FORK,	      /* fork, vfork or clone: msg = new tid */
 	TRACER_VFORK,
 	TRACER_CLONE,
 	TRACER_VFORK_DONE,
-	TRACER_EXEC,		/* msg = former tid */
-	TRACER_EXIT,		/* PTRACE_EVENT_EXIT: msg = wait status */
+	TRACER_EXEC, /* msg = former tid */
+	TRACER_EXIT, /* PTRACE_EVENT_EXIT: msg = wait status */
 };
 
 struct tracer_stop {
 	pid_t tid;
 	enum tracer_stop_kind kind;
-	int status;		/* exit code for TRACER_EXITED */
-	int sig;		/* signal for SIGNAL, GROUP_STOP, KILLED */
-	unsigned long msg;	/* PTRACE_GETEVENTMSG */
+	int status;	   /* exit code for TRACER_EXITED */
+	int sig;	   /* signal for SIGNAL, GROUP_STOP, KILLED */
+	unsigned long msg; /* PTRACE_GETEVENTMSG */
 };
 
 /* Wait for the next stop of any tracee. 0, -EINTR when interrupted by a

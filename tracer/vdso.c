@@ -82,8 +82,7 @@ static int scan_vdso(pid_t tid)
 		return err;
 	image = xmalloc(hi - lo);
 	err = tracer_read_mem(tid, lo, image, hi - lo);
-	if (err || elf_version(EV_CURRENT) == EV_NONE ||
-	    !(elf = elf_memory(image, hi - lo))) {
+	if (err || elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_memory(image, hi - lo))) {
 		free(image);
 		return err ? err : -EINVAL;
 	}

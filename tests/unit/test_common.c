@@ -24,7 +24,7 @@
 
 /* 2026-01-01T00:00:00Z in seconds (date -u -d 2026-01-01 +%s). */
 #define T2026 1767225600LL
-#define SEC HM_NS_PER_SEC
+#define SEC   HM_NS_PER_SEC
 
 /* Parse S, which must be valid, and return its nanoseconds. */
 static int64_t parse_ok(const char *s)
@@ -46,7 +46,8 @@ static void test_rfc3339_utc(void **state)
 	/* RFC 3339 5.6 note: T and Z may be lower case; a space may stand for T. */
 	assert_int_equal(parse_ok("2026-01-01t00:00:00z"), T2026 * SEC);
 	assert_int_equal(parse_ok("2026-01-01 00:00:00Z"), T2026 * SEC);
-	assert_int_equal(parse_ok("2026-01-01T12:34:56Z"), (T2026 + 12 * 3600 + 34 * 60 + 56) * SEC);
+	assert_int_equal(parse_ok("2026-01-01T12:34:56Z"),
+			 (T2026 + 12 * 3600 + 34 * 60 + 56) * SEC);
 	assert_int_equal(parse_ok("2026-12-31T23:59:59Z"), (T2026 + 365 * 86400 - 1) * SEC);
 }
 
@@ -62,7 +63,8 @@ static void test_rfc3339_offsets(void **state)
 	assert_int_equal(parse_ok("2026-01-01T00:00:00+00:00"), T2026 * SEC);
 	assert_int_equal(parse_ok("2026-01-01T00:00:00-00:00"), T2026 * SEC);
 	/* The example from common.h. */
-	assert_int_equal(parse_ok("2026-01-01 10:00:00.5+02:00"), (T2026 + 8 * 3600) * SEC + SEC / 2);
+	assert_int_equal(parse_ok("2026-01-01 10:00:00.5+02:00"),
+			 (T2026 + 8 * 3600) * SEC + SEC / 2);
 }
 
 static void test_rfc3339_fraction(void **state)
@@ -126,8 +128,8 @@ static void test_rfc3339_invalid(void **state)
 		"2026-1-01",
 		"26-01-01",
 		"2026/01/01",
-		"2026-01-01T00:00:00",		/* no zone */
-		"2026-01-01T00:00:00.5",	/* no zone */
+		"2026-01-01T00:00:00",	 /* no zone */
+		"2026-01-01T00:00:00.5", /* no zone */
 		"2026-01-01T00:00:00Zjunk",
 		"2026-01-01T00:00:00Z ",
 		"2026-01-01T00:00:00+02:00x",
@@ -190,8 +192,9 @@ static void test_rfc3339_range(void **state)
 		int err = hm_parse_rfc3339(out[i], &ns);
 
 		if (err == 0) {
-			print_error("hm_parse_rfc3339('%s') accepted a time outside int64 ns: %lld\n",
-				    out[i], (long long)ns);
+			print_error(
+				"hm_parse_rfc3339('%s') accepted a time outside int64 ns: %lld\n",
+				out[i], (long long)ns);
 			wrong++;
 		}
 	}
@@ -357,10 +360,26 @@ static void test_duration_decimal_exact(void **state)
 static void test_duration_invalid(void **state)
 {
 	static const char *const bad[] = {
-		"", "-1s", "-0", "+5s", "10x", " 5", "5 ", "5 s", "s", "ms", "1.5.5s", "1sec",
-		"5S", "1hh", "10 ms", "1s2",
+		"",
+		"-1s",
+		"-0",
+		"+5s",
+		"10x",
+		" 5",
+		"5 ",
+		"5 s",
+		"s",
+		"ms",
+		"1.5.5s",
+		"1sec",
+		"5S",
+		"1hh",
+		"10 ms",
+		"1s2",
 		/* strtod reads these as NaN; casting NaN to int64 is undefined. */
-		"nan", "nans", "NaN",
+		"nan",
+		"nans",
+		"NaN",
 	};
 
 	int wrong = 0;
@@ -406,13 +425,13 @@ static void test_log_parse_level(void **state)
 		{ "error", HM_LOG_ERROR }, { "warn", HM_LOG_WARN },   { "warning", HM_LOG_WARN },
 		{ "info", HM_LOG_INFO },   { "debug", HM_LOG_DEBUG }, { "trace", HM_LOG_TRACE },
 	};
-	static const char *const bad[] = { "", "WARN", "Info", "fatal", "info ", " info", "err",
-					   "tracer", "0" };
+	static const char *const bad[] = { "",	    "WARN", "Info",   "fatal", "info ",
+					   " info", "err",  "tracer", "0" };
 	enum hm_log_level level;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		level = (enum hm_log_level)-1;
+		level = (enum hm_log_level) - 1;
 		assert_int_equal(hm_log_parse_level(good[i].s, &level), 0);
 		assert_int_equal(level, good[i].level);
 	}

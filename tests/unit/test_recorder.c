@@ -263,7 +263,8 @@ static void test_clock_advance_never_back(void **state)
 static void test_clock_cputime(void **state)
 {
 	static const long ids[] = {
-		CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
+		CLOCK_PROCESS_CPUTIME_ID,
+		CLOCK_THREAD_CPUTIME_ID,
 		-6, /* clock_getcpuclockid(0): process 0 (self), SCHED */
 		-2, /* pthread_getcpuclockid of the caller: thread 0, SCHED */
 		-8, /* process 0, PROF */
@@ -295,11 +296,12 @@ static void test_clock_cputime(void **state)
 static void test_clock_invalid(void **state)
 {
 	static const long ids[] = {
-		10,		/* CLOCK_SGI_CYCLE, gone from the kernel */
-		12, 13, 14, 15, /* unassigned below MAX_CLOCKS */
-		16,		/* MAX_CLOCKS */
+		10, /* CLOCK_SGI_CYCLE, gone from the kernel */
+		12,  13,	 14,
+		15, /* unassigned below MAX_CLOCKS */
+		16, /* MAX_CLOCKS */
 		100, 0x7fffffff, 0x7fffffffffffffffL,
-		-1,		/* thread 0 with clock 3: no such CPU clock */
+		-1, /* thread 0 with clock 3: no such CPU clock */
 	};
 	struct rec_clock c;
 	int64_t ns = 0x5a5a;
@@ -330,7 +332,7 @@ static void test_clock_fd_ids_are_not_cputime(void **state)
 	(void)state;
 	rec_clock_init(&c, 0);
 	assert_int_equal(rec_clock_read(&c, cpuclock(3, 0, 3), &ns), -EINVAL); /* fd 3 */
-	assert_int_equal(rec_clock_read(&c, -5, &ns), -EINVAL);		  /* fd 0 */
+	assert_int_equal(rec_clock_read(&c, -5, &ns), -EINVAL);		       /* fd 0 */
 	assert_int_equal(ns, 0x5a5a);
 }
 
@@ -483,7 +485,8 @@ static void test_sys_nanosleep(void **state)
 	struct timespec req = { 2, 500 };
 
 	env->c.args[0] = (uint64_t)(uintptr_t)&req;
-	assert_sleeps_until(env, rec_sys_nanosleep(&env->r, &env->t, &env->c), 1000 + 2 * SEC + 500);
+	assert_sleeps_until(env, rec_sys_nanosleep(&env->r, &env->t, &env->c),
+			    1000 + 2 * SEC + 500);
 	assert_int_equal(env->r.clock.now_ns, 1000);
 
 	/* A zero sleep returns at once. */
@@ -637,8 +640,8 @@ struct ent {
 };
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
-#define NAME64 19 /* offsetof(struct linux_dirent64, d_name) */
-#define NAME32 18 /* offsetof(struct linux_dirent, d_name) on x86-64 */
+#define NAME64	  19 /* offsetof(struct linux_dirent64, d_name) */
+#define NAME32	  18 /* offsetof(struct linux_dirent, d_name) on x86-64 */
 
 static size_t reclen_of(const char *name, int is64)
 {
@@ -707,8 +710,9 @@ static void check_sorted_listing(int is64)
 		{ 0x1234567890ULL, 0x7fffffffffffffffLL, 1, "mid" },
 	};
 	/* strcmp order: '.' < 'B' < '_' < 'a' < 'm' < 'z'. */
-	static const char *const names[] = { ".", "..", "B", "a_rather_long_name_for_a_file.txt",
-					     "alpha", "mid", "zeta" };
+	static const char *const names[] = {
+		".", "..", "B", "a_rather_long_name_for_a_file.txt", "alpha", "mid", "zeta"
+	};
 	enum { N = sizeof(in) / sizeof(in[0]) };
 	struct rec_fsvirt *fs = rec_fsvirt_new(0);
 	struct ent out[N + 1];
@@ -815,7 +819,7 @@ static void test_dirents_many(void **state)
 {
 	enum { N = 600 };
 	struct ent *in = xcalloc(N, sizeof(*in)), *out = xcalloc(N, sizeof(*out));
-	char (*names)[16] = xcalloc(N, sizeof(*names));
+	char(*names)[16] = xcalloc(N, sizeof(*names));
 	struct rec_fsvirt *fs = rec_fsvirt_new(0);
 	unsigned char *buf;
 	size_t len;
@@ -864,7 +868,8 @@ static void check_malformed(const unsigned char *bytes, size_t len, int is64, co
 	free(buf);
 	rec_fsvirt_free(fs);
 	if (err != -EINVAL)
-		fail_msg("%s (is64 %d): rec_fsvirt_dirents = %d, expected -EINVAL", what, is64, err);
+		fail_msg("%s (is64 %d): rec_fsvirt_dirents = %d, expected -EINVAL", what, is64,
+			 err);
 	if (!same)
 		fail_msg("%s (is64 %d): the buffer was changed", what, is64);
 }
@@ -1035,17 +1040,12 @@ static void test_syscall_not_stopped(void **state)
 		long nr;
 		const char *name;
 	} rows[] = {
-		{ SYS_execve, "execve" },
-		{ SYS_execveat, "execveat" },
-		{ SYS_fork, "fork" },
-		{ SYS_vfork, "vfork" },
-		{ SYS_clone, "clone" },
+		{ SYS_execve, "execve" }, { SYS_execveat, "execveat" }, { SYS_fork, "fork" },
+		{ SYS_vfork, "vfork" },	  { SYS_clone, "clone" },
 #ifdef SYS_clone3
 		{ SYS_clone3, "clone3" },
 #endif
-		{ SYS_write, "write" },
-		{ SYS_getpid, "getpid" },
-		{ SYS_gettid, "gettid" },
+		{ SYS_write, "write" },	  { SYS_getpid, "getpid" },	{ SYS_gettid, "gettid" },
 	};
 
 	(void)state;

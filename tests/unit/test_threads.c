@@ -38,16 +38,22 @@
 #include "common/common.h"
 #include "recorder/internal.h"
 
-#define SEC HM_NS_PER_SEC
-#define MS 1000000LL
-#define US 1000LL
-#define EPOCH (1767225600LL * SEC) /* 2026-01-01T00:00:00Z */
-#define NOW (10 * SEC + 123)	   /* virtual time at the start of each test */
-#define ADDR(p) ((uint64_t)(uintptr_t)(p))
+#define SEC	   HM_NS_PER_SEC
+#define MS	   1000000LL
+#define US	   1000LL
+#define EPOCH	   (1767225600LL * SEC) /* 2026-01-01T00:00:00Z */
+#define NOW	   (10 * SEC + 123)	/* virtual time at the start of each test */
+#define ADDR(p)	   ((uint64_t)(uintptr_t)(p))
 #define OTHER_TGID 0x7ffffff0 /* a thread group key that is not ours */
 /* valgrind does not see process_vm_writev write into this process: every
  * buffer a handler fills starts with a value, one the handler must replace. */
-#define POISON { { 0x5555, 0x5555 }, { 0x5555, 0x5555 } }
+#define POISON                         \
+	{                              \
+		{ 0x5555, 0x5555 },    \
+		{                      \
+			0x5555, 0x5555 \
+		}                      \
+	}
 
 /* ---- the environment: a struct rec whose tasks are all this process ---- */
 
@@ -165,7 +171,8 @@ static struct rec_call *enter(struct task *t, long nr, uint64_t a0, uint64_t a1,
 static enum rec_action futex(struct env *e, struct task *t, uint64_t uaddr, int op, uint32_t val,
 			     uint64_t arg3, uint64_t uaddr2, uint32_t val3)
 {
-	return rec_sys_futex(&e->r, t, enter(t, SYS_futex, uaddr, (uint64_t)op, val, arg3, uaddr2, val3));
+	return rec_sys_futex(&e->r, t,
+			     enter(t, SYS_futex, uaddr, (uint64_t)op, val, arg3, uaddr2, val3));
 }
 
 /* T waits on WORD (holding its current value), with BITSET. */
@@ -303,9 +310,8 @@ static void test_futex_wait_bitset_absolute(void **state)
 	ts.tv_sec = EPOCH / SEC + 13;
 	ts.tv_nsec = 0;
 	t = new_task(e, e->pid);
-	assert_int_equal(futex(e, t, ADDR(&word),
-			       FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 3, ADDR(&ts), 0,
-			       FUTEX_BITSET_MATCH_ANY),
+	assert_int_equal(futex(e, t, ADDR(&word), FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME,
+			       3, ADDR(&ts), 0, FUTEX_BITSET_MATCH_ANY),
 			 REC_BLOCKED);
 	assert_int_equal(t->deadline, 13 * SEC);
 
@@ -366,10 +372,17 @@ static void test_futex_left_to_kernel(void **state)
 	struct env *e = get_env(state);
 	uint32_t word = 0, word2 = 0;
 	struct task *w = waiter(e, e->pid, &word, FUTEX_BITSET_MATCH_ANY);
-	static const int ops[] = { FUTEX_WAIT, FUTEX_WAKE, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET,
-				   FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP,
-				   FUTEX_LOCK_PI_PRIVATE, FUTEX_UNLOCK_PI_PRIVATE,
-				   FUTEX_TRYLOCK_PI_PRIVATE, FUTEX_WAIT_REQUEUE_PI_PRIVATE,
+	static const int ops[] = { FUTEX_WAIT,
+				   FUTEX_WAKE,
+				   FUTEX_WAIT_BITSET,
+				   FUTEX_WAKE_BITSET,
+				   FUTEX_REQUEUE,
+				   FUTEX_CMP_REQUEUE,
+				   FUTEX_WAKE_OP,
+				   FUTEX_LOCK_PI_PRIVATE,
+				   FUTEX_UNLOCK_PI_PRIVATE,
+				   FUTEX_TRYLOCK_PI_PRIVATE,
+				   FUTEX_WAIT_REQUEUE_PI_PRIVATE,
 				   FUTEX_CMP_REQUEUE_PI_PRIVATE };
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
@@ -674,12 +687,18 @@ static void test_futex_wake_op_comparisons(void **state)
 		uint32_t old;
 		int wakes;
 	} rows[] = {
-		{ FUTEX_OP_CMP_EQ, 5, 5, 1 },	{ FUTEX_OP_CMP_EQ, 4, 5, 0 },
-		{ FUTEX_OP_CMP_NE, 4, 5, 1 },	{ FUTEX_OP_CMP_NE, 5, 5, 0 },
-		{ FUTEX_OP_CMP_LT, 6, 5, 1 },	{ FUTEX_OP_CMP_LT, 5, 5, 0 },
-		{ FUTEX_OP_CMP_LE, 5, 5, 1 },	{ FUTEX_OP_CMP_LE, 4, 5, 0 },
-		{ FUTEX_OP_CMP_GT, 4, 5, 1 },	{ FUTEX_OP_CMP_GT, 5, 5, 0 },
-		{ FUTEX_OP_CMP_GE, 5, 5, 1 },	{ FUTEX_OP_CMP_GE, 6, 5, 0 },
+		{ FUTEX_OP_CMP_EQ, 5, 5, 1 },
+		{ FUTEX_OP_CMP_EQ, 4, 5, 0 },
+		{ FUTEX_OP_CMP_NE, 4, 5, 1 },
+		{ FUTEX_OP_CMP_NE, 5, 5, 0 },
+		{ FUTEX_OP_CMP_LT, 6, 5, 1 },
+		{ FUTEX_OP_CMP_LT, 5, 5, 0 },
+		{ FUTEX_OP_CMP_LE, 5, 5, 1 },
+		{ FUTEX_OP_CMP_LE, 4, 5, 0 },
+		{ FUTEX_OP_CMP_GT, 4, 5, 1 },
+		{ FUTEX_OP_CMP_GT, 5, 5, 0 },
+		{ FUTEX_OP_CMP_GE, 5, 5, 1 },
+		{ FUTEX_OP_CMP_GE, 6, 5, 0 },
 		/* Signed: 0xffffffff is -1, below 0. */
 		{ FUTEX_OP_CMP_LT, 0, 0xffffffff, 1 },
 		{ FUTEX_OP_CMP_GT, 0, 0xffffffff, 0 },
@@ -701,8 +720,9 @@ static void test_futex_wake_op_comparisons(void **state)
 		/* uaddr's waiter is woken either way. */
 		assert_woken(wa, 0);
 		if (e->self->call.ret != 1 + rows[i].wakes)
-			fail_msg("row %zu: cmp %d arg %d old %#x: %ld woken, not %d", i, rows[i].cmp,
-				 rows[i].cmparg, rows[i].old, e->self->call.ret, 1 + rows[i].wakes);
+			fail_msg("row %zu: cmp %d arg %d old %#x: %ld woken, not %d", i,
+				 rows[i].cmp, rows[i].cmparg, rows[i].old, e->self->call.ret,
+				 1 + rows[i].wakes);
 		if (rows[i].wakes)
 			assert_woken(wb, 0);
 		else
@@ -944,14 +964,15 @@ static void test_alarm(void **state)
 static enum rec_action setitimer_call(struct env *e, struct task *t, long which,
 				      const struct itimerval *nv, struct itimerval *old)
 {
-	return rec_sys_setitimer(&e->r, t,
-				 enter(t, SYS_setitimer, (uint64_t)which, ADDR(nv), ADDR(old), 0, 0, 0));
+	return rec_sys_setitimer(
+		&e->r, t, enter(t, SYS_setitimer, (uint64_t)which, ADDR(nv), ADDR(old), 0, 0, 0));
 }
 
 static enum rec_action getitimer_call(struct env *e, struct task *t, long which,
 				      struct itimerval *v)
 {
-	return rec_sys_getitimer(&e->r, t, enter(t, SYS_getitimer, (uint64_t)which, ADDR(v), 0, 0, 0, 0));
+	return rec_sys_getitimer(&e->r, t,
+				 enter(t, SYS_getitimer, (uint64_t)which, ADDR(v), 0, 0, 0, 0));
 }
 
 static void assert_itimerval(const struct itimerval *v, long vs, long vus, long is, long ius)
@@ -1007,9 +1028,9 @@ static void test_setitimer_real(void **state)
 
 	/* which is an int: the upper half of the register does not count. */
 	nv.it_value.tv_sec = 3;
-	assert_int_equal(setitimer_call(e, t, (long)(0xffffffff00000000ULL | ITIMER_REAL), &nv,
-					NULL),
-			 REC_EMULATED);
+	assert_int_equal(
+		setitimer_call(e, t, (long)(0xffffffff00000000ULL | ITIMER_REAL), &nv, NULL),
+		REC_EMULATED);
 	assert_int_equal(itimer(e, e->pid)->deadline, e->r.clock.now_ns + 3 * SEC);
 
 	getitimer_call(e, t, ITIMER_REAL, (struct itimerval *)8);
@@ -1019,12 +1040,8 @@ static void test_setitimer_real(void **state)
 static void test_setitimer_invalid(void **state)
 {
 	static const struct itimerval bad[] = {
-		{ { 0, 0 }, { 1, 1000000 } },
-		{ { 0, 0 }, { 1, -1 } },
-		{ { 0, 0 }, { -1, 0 } },
-		{ { 0, 1000000 }, { 1, 0 } },
-		{ { 0, -1 }, { 1, 0 } },
-		{ { -1, 0 }, { 1, 0 } },
+		{ { 0, 0 }, { 1, 1000000 } }, { { 0, 0 }, { 1, -1 } }, { { 0, 0 }, { -1, 0 } },
+		{ { 0, 1000000 }, { 1, 0 } }, { { 0, -1 }, { 1, 0 } }, { { -1, 0 }, { 1, 0 } },
 	};
 	struct env *e = get_env(state);
 	struct itimerval nv = { { 0, 0 }, { 4, 0 } }, old = POISON;
@@ -1101,8 +1118,8 @@ static long timer_create_call(struct env *e, struct task *t, long clockid,
 			      const struct sigevent *ev, int *id)
 {
 	assert_int_equal(rec_sys_timer_create(&e->r, t,
-					      enter(t, SYS_timer_create, (uint64_t)clockid, ADDR(ev),
-						    ADDR(id), 0, 0, 0)),
+					      enter(t, SYS_timer_create, (uint64_t)clockid,
+						    ADDR(ev), ADDR(id), 0, 0, 0)),
 			 REC_EMULATED);
 	return t->call.ret;
 }
@@ -1119,34 +1136,35 @@ static long timer_settime_call(struct env *e, struct task *t, int id, int flags,
 
 static long timer_gettime_call(struct env *e, struct task *t, int id, struct itimerspec *v)
 {
-	assert_int_equal(rec_sys_timer_gettime(&e->r, t,
-					       enter(t, SYS_timer_gettime, (uint64_t)id, ADDR(v), 0,
-						     0, 0, 0)),
-			 REC_EMULATED);
+	assert_int_equal(
+		rec_sys_timer_gettime(
+			&e->r, t, enter(t, SYS_timer_gettime, (uint64_t)id, ADDR(v), 0, 0, 0, 0)),
+		REC_EMULATED);
 	return t->call.ret;
 }
 
 static long timer_delete_call(struct env *e, struct task *t, int id)
 {
-	assert_int_equal(rec_sys_timer_delete(&e->r, t,
-					      enter(t, SYS_timer_delete, (uint64_t)id, 0, 0, 0, 0, 0)),
+	assert_int_equal(rec_sys_timer_delete(
+				 &e->r, t, enter(t, SYS_timer_delete, (uint64_t)id, 0, 0, 0, 0, 0)),
 			 REC_EMULATED);
 	return t->call.ret;
 }
 
 static long timer_getoverrun_call(struct env *e, struct task *t, int id)
 {
-	assert_int_equal(rec_sys_timer_getoverrun(&e->r, t,
-						  enter(t, SYS_timer_getoverrun, (uint64_t)id, 0, 0,
-							0, 0, 0)),
-			 REC_EMULATED);
+	assert_int_equal(
+		rec_sys_timer_getoverrun(
+			&e->r, t, enter(t, SYS_timer_getoverrun, (uint64_t)id, 0, 0, 0, 0, 0)),
+		REC_EMULATED);
 	return t->call.ret;
 }
 
 static struct rec_timer *posix_timer(struct env *e, pid_t tgid, int id)
 {
 	for (size_t i = 0; i < e->r.ntimers; i++)
-		if (e->r.timers[i].posix == 1 && e->r.timers[i].tgid == tgid && e->r.timers[i].id == id)
+		if (e->r.timers[i].posix == 1 && e->r.timers[i].tgid == tgid &&
+		    e->r.timers[i].id == id)
 			return &e->r.timers[i];
 	return NULL;
 }
@@ -1168,8 +1186,9 @@ static void test_timer_create_ids(void **state)
 	/* Ids count from 0 in each process. */
 	for (int i = 0; i < 3; i++) {
 		id = -7;
-		assert_int_equal(timer_create_call(e, e->self, i == 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC,
-						   NULL, &id),
+		assert_int_equal(timer_create_call(e, e->self,
+						   i == 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC, NULL,
+						   &id),
 				 0);
 		assert_int_equal(id, i);
 	}
