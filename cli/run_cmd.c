@@ -38,6 +38,9 @@ enum {
 	OPT_SCHED_SEED,
 	OPT_CHAOS_SEEDED_TIMESLICE,
 	OPT_MAX_TIMESLICE,
+	OPT_VERIFY,
+	OPT_VERIFY_STRICT,
+	OPT_VERIFY_REPORT,
 };
 
 static const struct option run_options[] = {
@@ -56,6 +59,9 @@ static const struct option run_options[] = {
 	{ "sched-seed", required_argument, NULL, OPT_SCHED_SEED },
 	{ "chaos-seeded-timeslice", no_argument, NULL, OPT_CHAOS_SEEDED_TIMESLICE },
 	{ "max-timeslice", required_argument, NULL, OPT_MAX_TIMESLICE },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "verify-strict", no_argument, NULL, OPT_VERIFY_STRICT },
+	{ "verify-report", required_argument, NULL, OPT_VERIFY_REPORT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -80,6 +86,10 @@ void cli_run_usage(int ok)
 		"  --chaos-seeded-timeslice\n"
 		"                      draw the maximum timeslice from the seed too\n"
 		"  --max-timeslice N   ticks a thread may run before others get a turn\n"
+		"  --verify            run twice; compare output, exit status and event digest\n"
+		"                      (a divergence exits 122)\n"
+		"  --verify-strict     --verify, comparing the whole event stream\n"
+		"  --verify-report FILE  write the comparison as JSON (schema hermit.verify/1)\n"
 		"  --timeout DURATION  kill the guest after this much wall-clock time (exit 124)\n"
 		"  --virtual-timeout DURATION\n"
 		"                      end the run when virtual time passes this (exit 121)\n"
@@ -117,10 +127,12 @@ int cli_run(int argc, char **argv)
 	struct rec_options opts = { 0 };
 	struct rec_result res;
 	const char *epoch = getenv("HERMIT_EPOCH"), *epoch_from = "HERMIT_EPOCH";
-	int strict = 0, sched_seed_set = 0, c, err;
+	int strict = 0, sched_seed_set = 0, verify = 0, c, err;
+	const char *report = NULL;
 
 	opts.namespaces = 1;
 	opts.envp = environ;
+	opts.event_fd = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", run_options, NULL)) != -1) {
@@ -224,6 +236,15 @@ int cli_run(int argc, char **argv)
 				return HM_EXIT_INTERNAL;
 			}
 			break;
+		case OPT_VERIFY:
+			verify = verify ? verify : 1;
+			break;
+		case OPT_VERIFY_STRICT:
+			verify = 2;
+			break;
+		case OPT_VERIFY_REPORT:
+			report = optarg;
+			break;
 		case 'h':
 		case OPT_HELP:
 			cli_run_usage(1);
@@ -260,6 +281,12 @@ int cli_run(int argc, char **argv)
 	if (!sched_seed_set)
 		opts.sched_seed = opts.seed;
 	opts.argv = argv + optind;
+	if (report && !verify) {
+		hm_error("--verify-report needs --verify or --verify-strict");
+		return HM_EXIT_INTERNAL;
+	}
+	if (verify)
+		return cli_verify(&opts, verify == 2, report);
 	err = rec_run(&opts, &res);
 	if (err)
 		return HM_EXIT_INTERNAL;

@@ -136,6 +136,7 @@ struct rec {
 	uint64_t events;
 	uint64_t digest;
 	int urandom_warned;
+	int event_write_failed;
 	int vdso_warned;
 };
 

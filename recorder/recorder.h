@@ -33,6 +33,14 @@ struct rec_options {
 	uint64_t sched_seed;	    /* --sched-seed, default --seed */
 	int chaos_seeded_timeslice; /* --chaos-seeded-timeslice */
 	uint64_t max_timeslice;	    /* --max-timeslice in ticks; 0: the default */
+	int event_fd; /* >= 0: write every event here, as digested (--verify-strict) */
+};
+
+/* One event as it enters the digest and the event stream: its kind, the
+ * task's creation index, the syscall number (or a negative pseudo-number
+ * for rdtsc, preemptions), the six arguments and the result. */
+struct rec_event_record {
+	int64_t fields[10];
 };
 
 struct rec_result {

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,17 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 
 	memcpy(&fields[3], c->args, sizeof(c->args));
 	fields[9] = c->ret;
+	hm_trace("event %" PRIu64 ": kind %d task %d nr %ld args %#llx %#llx %#llx %#llx ret %ld",
+		 r->events, kind, t->index, c->nr, (unsigned long long)c->args[0],
+		 (unsigned long long)c->args[1], (unsigned long long)c->args[2],
+		 (unsigned long long)c->args[3], c->ret);
 	digest(r, fields, sizeof(fields));
 	r->events++;
+	if (r->opts->event_fd >= 0 && !r->event_write_failed &&
+	    write(r->opts->event_fd, fields, sizeof(fields)) != (ssize_t)sizeof(fields)) {
+		hm_error("cannot write the event stream: %s", hm_strerror(errno));
+		r->event_write_failed = 1;
+	}
 }
 
 static void set_main_status(struct rec *r, int status)
