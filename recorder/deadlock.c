@@ -231,7 +231,7 @@ void rec_report_deadlock(struct rec *r)
 		char what[256];
 		uint64_t pc = 0;
 
-		if (t->system != 0)
+		if (t->system != 0 || t->state == TASK_EXITING)
 			continue;
 		if (t->state == TASK_WAITING && t->wait == WAIT_FUTEX) {
 			snprintf(what, sizeof(what), "futex %#llx in futex",

@@ -18,6 +18,7 @@ enum task_state {
 	TASK_PARKED,	 /* interrupted while blocked in a syscall; resuming retries it */
 	TASK_VFORK_WAIT, /* held until its vfork child execs or exits */
 	TASK_WAITING,	 /* in an emulated wait (see enum wait_kind) */
+	TASK_EXITING,	 /* past PTRACE_EVENT_EXIT: never runs again, its exit is due */
 };
 
 /* What a TASK_WAITING task waits for. */
@@ -63,19 +64,20 @@ struct task {
 	const struct rec_syscall *pending; /* call awaiting its exit stop */
 	struct rec_call call;
 
-	enum wait_kind wait;   /* with TASK_WAITING */
-	int64_t deadline;      /* virtual ns when the wait ends by itself; -1: never */
-	uint64_t wait_seq;     /* order of waiting, for FIFO wake-ups */
-	uint64_t futex_addr;   /* WAIT_FUTEX: the word */
-	uint32_t futex_val;    /* WAIT_FUTEX: the value it waited on */
-	uint32_t futex_bitset; /* WAIT_FUTEX: FUTEX_WAIT_BITSET's mask */
-	int poll_retry;	       /* WAIT_POLL: the next entry is a retry */
-	int64_t poll_deadline; /* WAIT_POLL: virtual ns when it returns 0 */
-	int yielded;	       /* sched_yield: others first */
-	uint64_t ticks;	       /* ticks since it was last chosen */
-	uint64_t timeslice;    /* ticks it may run before others get a turn */
-	int priority;	       /* chaos: higher runs first */
-	uint64_t poll_arg;     /* WAIT_POLL: the timeout argument as given;
+	enum wait_kind wait;	     /* with TASK_WAITING */
+	int64_t deadline;	     /* virtual ns when the wait ends by itself; -1: never */
+	uint64_t wait_seq;	     /* order of waiting, for FIFO wake-ups */
+	uint64_t futex_addr;	     /* WAIT_FUTEX: the word */
+	uint32_t futex_val;	     /* WAIT_FUTEX: the value it waited on */
+	uint32_t futex_bitset;	     /* WAIT_FUTEX: FUTEX_WAIT_BITSET's mask */
+	int poll_retry;		     /* WAIT_POLL: the next entry is a retry */
+	int64_t poll_deadline;	     /* WAIT_POLL: virtual ns when it returns 0 */
+	unsigned char poll_orig[16]; /* WAIT_POLL: the timeout struct as given */
+	int yielded;		     /* sched_yield: others first */
+	uint64_t ticks;		     /* ticks since it was last chosen */
+	uint64_t timeslice;	     /* ticks it may run before others get a turn */
+	int priority;		     /* chaos: higher runs first */
+	uint64_t poll_arg;	     /* WAIT_POLL: the timeout argument as given;
 					 * WAIT_SLEEP: where the time left goes on EINTR */
 };
 
@@ -168,6 +170,8 @@ struct task *rec_task_find(struct rec *r, pid_t tid);
 struct task *rec_task_add(struct rec *r, pid_t tid);
 void rec_task_remove(struct rec *r, struct task *t);
 void rec_make_ready(struct rec *r, struct task *t);
+/* T's tid changed (it exec'd in its leader's place). */
+void rec_task_rename(struct rec *r, struct task *t);
 /* Resume T as the running task. */
 void rec_run_task(struct rec *r, struct task *t);
 /* Stop running T for now; it goes on with MODE when chosen again. */
@@ -243,6 +247,9 @@ void rec_futex_recheck(struct rec *r, pid_t tgid);
 enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c);
 void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_sched_yield(struct rec *r, struct task *t, struct rec_call *c);
+/* A timed poll's deadline came: give its timeout argument back in REGS
+ * (and memory), as the finished call would. */
+void rec_poll_timed_out(struct rec *r, struct task *t, struct user_regs_struct *regs);
 /* What a timed poll-family call NR returns when its time is up. */
 long rec_poll_timeout_result(long nr);
 

@@ -194,6 +194,10 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 	hit = tracer_sites_hit(t->tid, t->tgid, &site);
 	if (hit <= 0)
 		return hit < 0; /* died under us: its exit follows */
+	if (hit == 2) {
+		rec_resume(t, RESUME_CONT, (int)site); /* the guest's own fault */
+		return 1;
+	}
 	t->ticks++;
 	if (t->ticks >= t->timeslice && rec_others_can_run(r, t)) {
 		struct rec_call ev = { .nr = -2, .ret = (long)t->ticks };

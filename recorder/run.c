@@ -268,11 +268,14 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		/* Interrupted: the call runs again when the task is resumed.
 		 * Under PTRACE_SYSCALL, PTRACE_INTERRUPT reports itself as this
 		 * very stop (ptrace(2)), so this may be the park. */
+		/* The restarted call passes the seccomp filter again, and its
+		 * handler decides again: this attempt needs no exit handler. */
+		t->pending = NULL;
 		if (t->wants_interrupt && t == r->running) {
 			t->wants_interrupt = 0;
 			rec_park(r, t);
 		} else {
-			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
+			rec_resume(t, RESUME_CONT, 0);
 		}
 		return;
 	}
@@ -315,6 +318,34 @@ static void on_system_stop(struct rec *r, struct task *t, const struct tracer_st
 		tracer_cont(t->tid, 0);
 		break;
 	}
+}
+
+static int has_siblings(const struct rec *r, const struct task *t)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i] != t && r->tasks[i]->tgid == t->tgid &&
+		    r->tasks[i]->state != TASK_EXITING)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The exec event of a thread that is not its group's leader comes under the
+ * leader's tid, with the thread's former tid as its message: the leader is
+ * gone without a word (de_thread), and the thread takes its tid.
+ */
+static struct task *exec_task(struct rec *r, struct task *t, pid_t former)
+{
+	struct task *thread;
+
+	if (former == t->tid || !(thread = rec_task_find(r, former)))
+		return t;
+	hm_debug("task %d exec'd in place of its leader, task %d", thread->index, t->index);
+	rec_task_remove(r, t);
+	thread->tid = thread->tgid;
+	rec_task_rename(r, thread);
+	return thread;
 }
 
 /* Whether T, interrupted, was inside a syscall that will restart. */
@@ -393,6 +424,11 @@ void rec_deliver_deferred(struct rec *r)
 
 static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
+	/* Any ptrace stop consumes a pending PTRACE_INTERRUPT (ptrace_stop()
+	 * clears JOBCTL_TRAP_STOP); only these two report it. */
+	if (s->kind != TRACER_EVENT_STOP && s->kind != TRACER_SYSCALL_EXIT &&
+	    s->kind != TRACER_SYSCALL_ENTRY)
+		t->wants_interrupt = 0;
 	switch (s->kind) {
 	case TRACER_EVENT_STOP:
 		if (!t->stopped_once) {
@@ -421,7 +457,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		break;
 	case TRACER_GROUP_STOP:
 		/* Job control inside the guest is not modelled: carry on. */
-		rec_resume(t, RESUME_CONT, 0);
+		rec_resume(t, t->pending || t->retrying ? RESUME_SYSCALL : RESUME_CONT, 0);
 		break;
 	case TRACER_SECCOMP:
 		on_syscall_entry(r, t);
@@ -478,9 +514,26 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		rec_set_aside(r, t, TASK_VFORK_WAIT, RESUME_CONT);
 		break;
 	case TRACER_EXEC:
+		t = exec_task(r, t, (pid_t)s->msg);
 		on_exec(r, t);
 		r->progress++;
 		rec_resume(t, RESUME_CONT, 0);
+		break;
+	case TRACER_EXIT:
+		/* It dies now. Its exit is reported to waitpid in a moment, and
+		 * the run waits for that (the zombie it leaves is what a waiting
+		 * parent sees), except for a thread-group leader with threads
+		 * left: it is reported only when the last of them is gone (a main
+		 * thread that called pthread_exit), so the others run meanwhile. */
+		if (t->tid == t->tgid && has_siblings(r, t)) {
+			rec_set_aside(r, t, TASK_EXITING, RESUME_CONT);
+			r->progress++;
+		} else {
+			t->state = TASK_EXITING;
+			if (t == r->running)
+				tracer_blockwatch_set(0);
+		}
+		tracer_cont(t->tid, 0);
 		break;
 	default:
 		rec_resume(t, RESUME_CONT, 0);

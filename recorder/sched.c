@@ -89,6 +89,13 @@ void rec_task_remove(struct rec *r, struct task *t)
 	free(t);
 }
 
+void rec_task_rename(struct rec *r, struct task *t)
+{
+	(void)r;
+	if (r->running == t)
+		tracer_blockwatch_set(t->tid);
+}
+
 void rec_make_ready(struct rec *r, struct task *t)
 {
 	t->state = TASK_READY;
@@ -155,6 +162,7 @@ void rec_wake(struct rec *r, struct task *t, long ret)
 		/* Stopped at the exit of a rewound call: a retry re-executes it;
 		 * at the deadline, step past it with the result instead. */
 		if (t->deadline >= 0 && r->clock.now_ns >= t->deadline) {
+			rec_poll_timed_out(r, t, regs);
 			regs->rip += 2;
 			regs->rax = (uint64_t)ret;
 			t->poll_retry = 0;
@@ -301,11 +309,20 @@ void rec_fire_due(struct rec *r)
 	}
 }
 
-/* Whether TID has a signal pending that it does not block. */
+/* Signals whose default action is to do nothing (signal(7)). */
+#define DEFAULT_IGNORED                                                                \
+	((1ULL << (SIGCHLD - 1)) | (1ULL << (SIGURG - 1)) | (1ULL << (SIGWINCH - 1)) | \
+	 (1ULL << (SIGCONT - 1)))
+
+/*
+ * Whether TID has a signal pending that would end a wait: not blocked, and
+ * caught, or with a default action that does something. A traced task
+ * queues even ignored signals (sig_ignored() keeps them for the tracer).
+ */
 static int signal_pending(pid_t tid)
 {
 	char path[64], line[256];
-	unsigned long long pnd = 0, shd = 0, blk = 0;
+	unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0, cgt = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
@@ -316,9 +333,11 @@ static int signal_pending(pid_t tid)
 		sscanf(line, "SigPnd: %llx", &pnd);
 		sscanf(line, "ShdPnd: %llx", &shd);
 		sscanf(line, "SigBlk: %llx", &blk);
+		sscanf(line, "SigIgn: %llx", &ign);
+		sscanf(line, "SigCgt: %llx", &cgt);
 	}
 	fclose(f);
-	return ((pnd | shd) & ~blk) != 0;
+	return ((pnd | shd) & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED))) != 0;
 }
 
 static struct task *next_where(struct rec *r, int (*ok)(const struct rec *, const struct task *))
@@ -391,6 +410,16 @@ static void retry(struct rec *r, struct task *t)
 	rec_run_task(r, t);
 }
 
+/* Guest tasks that are not already dying. */
+static int any_alive(const struct rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->system != 1 && r->tasks[i]->state != TASK_EXITING)
+			return 1;
+	}
+	return 0;
+}
+
 static int any_new(const struct rec *r)
 {
 	for (size_t i = 0; i < r->ntasks; i++) {
@@ -460,8 +489,8 @@ void rec_schedule(struct rec *r)
 			retry(r, t);
 			return;
 		}
-		if (rec_live_guests(r) == 0 || any_new(r))
-			return; /* a new task's first stop is on its way */
+		if (!any_alive(r) || any_new(r))
+			return; /* exits or a new task's first stop are on their way */
 		if (settle(r))
 			continue;
 		rec_report_deadlock(r);

@@ -19,8 +19,14 @@
 #include "common/common.h"
 #include "internal.h"
 
+/* Nanoseconds of a file time; times outside int64 nanoseconds (before
+ * 1678 or after 2262) saturate. */
 static int64_t ts_ns(int64_t sec, int64_t nsec)
 {
+	if (sec > INT64_MAX / HM_NS_PER_SEC - 1)
+		return INT64_MAX;
+	if (sec < INT64_MIN / HM_NS_PER_SEC + 1)
+		return INT64_MIN + HM_NS_PER_SEC;
 	return sec * HM_NS_PER_SEC + nsec;
 }
 

@@ -19,36 +19,40 @@
 #include "common/common.h"
 #include "internal.h"
 
+/* Timeouts past this many seconds (about a century) are the same as this. */
+#define HUGE_SEC (100LL * 365 * 86400)
+
 /* Where a call keeps its timeout. */
 struct timeout_arg {
-	int index; /* argument number */
-	int kind;  /* 0: int milliseconds, 1: struct timespec *, 2: struct timeval * */
+	int index;     /* argument number */
+	int kind;      /* 0: int milliseconds, 1: struct timespec *, 2: struct timeval * */
+	int read_only; /* the kernel never writes the time left back */
 };
 
 static int timeout_arg(long nr, struct timeout_arg *a)
 {
 	switch (nr) {
 	case SYS_poll:
-		*a = (struct timeout_arg){ 2, 0 };
+		*a = (struct timeout_arg){ 2, 0, 0 };
 		return 0;
 	case SYS_epoll_wait:
 	case SYS_epoll_pwait:
-		*a = (struct timeout_arg){ 3, 0 };
+		*a = (struct timeout_arg){ 3, 0, 0 };
 		return 0;
 	case SYS_ppoll:
-		*a = (struct timeout_arg){ 2, 1 };
+		*a = (struct timeout_arg){ 2, 1, 0 };
 		return 0;
 	case SYS_pselect6:
-		*a = (struct timeout_arg){ 4, 1 };
+		*a = (struct timeout_arg){ 4, 1, 0 };
 		return 0;
 	case SYS_epoll_pwait2:
-		*a = (struct timeout_arg){ 3, 1 };
+		*a = (struct timeout_arg){ 3, 1, 1 };
 		return 0;
 	case SYS_select:
-		*a = (struct timeout_arg){ 4, 2 };
+		*a = (struct timeout_arg){ 4, 2, 0 };
 		return 0;
 	case SYS_rt_sigtimedwait:
-		*a = (struct timeout_arg){ 2, 1 };
+		*a = (struct timeout_arg){ 2, 1, 1 };
 		return 0;
 	default:
 		return -ENOSYS;
@@ -93,7 +97,8 @@ static int read_timeout(struct task *t, const struct timeout_arg *a, uint64_t ar
 			return -EFAULT;
 		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= HM_NS_PER_SEC)
 			return -EINVAL;
-		*ns = ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
+		*ns = ts.tv_sec > HUGE_SEC ? HUGE_SEC * HM_NS_PER_SEC
+					   : ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
 	} else {
 		struct timeval tv;
 
@@ -102,8 +107,10 @@ static int read_timeout(struct task *t, const struct timeout_arg *a, uint64_t ar
 		/* kern_select() folds whole seconds out of tv_usec */
 		if (tv.tv_sec < 0 || tv.tv_usec < 0)
 			return -EINVAL;
-		*ns = (tv.tv_sec + tv.tv_usec / 1000000) * HM_NS_PER_SEC +
-		      (int64_t)(tv.tv_usec % 1000000) * 1000;
+		*ns = tv.tv_sec > HUGE_SEC || tv.tv_usec / 1000000 > HUGE_SEC
+			      ? HUGE_SEC * HM_NS_PER_SEC
+			      : (tv.tv_sec + tv.tv_usec / 1000000) * HM_NS_PER_SEC +
+					(int64_t)(tv.tv_usec % 1000000) * 1000;
 	}
 	return 0;
 }
@@ -137,6 +144,31 @@ long rec_poll_timeout_result(long nr)
 	return idle_result(nr);
 }
 
+/* Give the caller its timeout back: the register as it was; the struct as
+ * it was for calls that treat it as read-only, else the time left. */
+static void finish(struct rec *r, struct task *t, const struct timeout_arg *a,
+		   struct user_regs_struct *regs)
+{
+	if (a->kind == 0)
+		*reg_of(regs, a->index) = t->poll_arg;
+	else if (a->read_only)
+		tracer_write_mem(t->tid, t->poll_arg, t->poll_orig,
+				 a->kind == 1 ? sizeof(struct timespec) : sizeof(struct timeval));
+	else
+		write_timeout(t, a, t->poll_arg,
+			      t->poll_deadline > r->clock.now_ns
+				      ? t->poll_deadline - r->clock.now_ns
+				      : 0);
+}
+
+void rec_poll_timed_out(struct rec *r, struct task *t, struct user_regs_struct *regs)
+{
+	struct timeout_arg a;
+
+	if (timeout_arg(t->call.nr, &a) == 0)
+		finish(r, t, &a, regs);
+}
+
 enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 {
 	struct timeout_arg a;
@@ -149,6 +181,9 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 			return REC_CONT; /* errors, blocking for ever, or not at all */
 		t->poll_arg = c->args[a.index];
 		t->poll_deadline = r->clock.now_ns + ns;
+		if (a.kind != 0 &&
+		    tracer_read_mem(t->tid, t->poll_arg, t->poll_orig, sizeof(t->poll_orig)) < 0)
+			return REC_CONT;
 	}
 	t->poll_retry = 0;
 	if (a.kind == 0) {
@@ -170,15 +205,10 @@ void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
 		return;
 	/* Nothing yet: 0 ready descriptors, or no signal (EAGAIN) for sigtimedwait. */
 	if (c->ret != idle_result(c->nr) || r->clock.now_ns >= deadline) {
-		/* Done: give the caller its timeout argument back, less the time spent. */
-		if (a.kind == 0) {
-			*reg_of(&regs, a.index) = t->poll_arg;
-			regs.rax = (uint64_t)c->ret;
+		finish(r, t, &a, &regs);
+		regs.rax = (uint64_t)c->ret;
+		if (a.kind == 0)
 			tracer_set_regs(t->tid, &regs);
-		} else {
-			write_timeout(t, &a, t->poll_arg,
-				      deadline > r->clock.now_ns ? deadline - r->clock.now_ns : 0);
-		}
 		return;
 	}
 	/* Nothing ready yet: wind the call back and wait. */

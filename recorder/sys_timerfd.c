@@ -103,8 +103,10 @@ void rec_sys_timerfd_create_exit(struct rec *r, struct task *t, struct rec_call 
 		return;
 	for (size_t i = 0; i < r->ntimers; i++) {
 		if (r->timers[i].posix == 2 && r->timers[i].tgid == t->tgid &&
-		    r->timers[i].id == (int)c->ret)
+		    r->timers[i].id == (int)c->ret) {
 			r->timers[i].posix = -1; /* a closed one's leftover; never matches */
+			r->timers[i].deadline = -1;
+		}
 	}
 	r->timers = xrealloc(r->timers, (r->ntimers + 1) * sizeof(*r->timers));
 	tm = &r->timers[r->ntimers++];
@@ -203,16 +205,21 @@ void rec_timerfd_fire(struct rec *r, struct rec_timer *tm)
 	int64_t now = r->clock.now_ns;
 	struct task *reader = NULL;
 
+	/* Closed under us (hermit does not see close): forget it. */
+	if (!is_timerfd(tm->tgid, tm->id)) {
+		tm->posix = -1;
+		tm->deadline = -1;
+		return;
+	}
 	/* Every period that has passed is one expiration (timerfd_tmrproc and
-	 * hrtimer_forward). */
-	tm->count++;
+	 * hrtimer_forward), counted at once, not period by period. */
 	if (tm->interval) {
-		tm->deadline += tm->interval;
-		while (tm->deadline <= now) {
-			tm->count++;
-			tm->deadline += tm->interval;
-		}
+		uint64_t k = (uint64_t)(now - tm->deadline) / (uint64_t)tm->interval + 1;
+
+		tm->count += k;
+		tm->deadline += (int64_t)k * tm->interval;
 	} else {
+		tm->count++;
 		tm->deadline = -1;
 	}
 	for (size_t i = 0; i < r->ntasks; i++) {

@@ -186,6 +186,11 @@ int tracer_blockwatch_start(void)
 		return -errno;
 	main_thread = pthread_self();
 	atomic_store(&watch_quit, 0);
+	/* A second run in this process (--verify) starts afresh. */
+	atomic_store(&wall_expired, 0);
+	atomic_store(&spun, 0);
+	atomic_store(&dump_asked, 0);
+	wall_deadline = 0;
 	{
 		pthread_condattr_t ca;
 

@@ -45,7 +45,8 @@
 
 #define PTRACE_OPTIONS                                                                            \
 	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESECCOMP |                   \
+	 PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)
 
 /* Write all of BUF, for the few bytes the launch protocol sends. */
 static int write_all(int fd, const void *buf, size_t len)

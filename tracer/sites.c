@@ -258,10 +258,12 @@ int tracer_sites_fork(pid_t parent, pid_t child, pid_t child_tid, int keep)
 	return 0;
 }
 
-/* Step TID over the instruction at its rip, setting signals aside. */
+/* Step TID over the instruction at its rip, setting signals aside. A
+ * fault the instruction itself raises (si_code > 0: from the kernel) is the
+ * guest's: its signal number is returned, to be delivered. */
 static int step(pid_t tid)
 {
-	int deferred[8], ndeferred = 0, err;
+	int deferred[8], ndeferred = 0, err, fault = 0;
 	struct tracer_stop s;
 
 	for (;;) {
@@ -274,12 +276,22 @@ static int step(pid_t tid)
 			return -ESRCH;
 		if (s.kind == TRACER_SIGNAL && s.sig == SIGTRAP)
 			break;
-		if (s.kind == TRACER_SIGNAL && ndeferred < 8)
-			deferred[ndeferred++] = s.sig;
+		if (s.kind == TRACER_SIGNAL) {
+			siginfo_t si;
+
+			if ((s.sig == SIGSEGV || s.sig == SIGBUS || s.sig == SIGFPE ||
+			     s.sig == SIGILL) &&
+			    tracer_siginfo(tid, &si) == 0 && si.si_code > 0) {
+				fault = s.sig;
+				break;
+			}
+			if (ndeferred < 8)
+				deferred[ndeferred++] = s.sig;
+		}
 	}
 	for (int i = 0; i < ndeferred; i++)
 		syscall(SYS_tkill, tid, deferred[i]);
-	return 0;
+	return fault;
 }
 
 int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site)
@@ -302,8 +314,15 @@ int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site)
 		err = poke(p, s->addr, s->orig);
 	if (!err)
 		err = step(tid);
-	if (err)
+	if (err < 0)
 		return err;
+	if (err > 0) {
+		/* The instruction faulted: the guest gets the signal, with the
+		 * breakpoint back in place for when (if) it comes back here. */
+		poke(p, s->addr, 0xcc);
+		*site = (uint64_t)err;
+		return 2;
+	}
 	if (--s->hits_left)
 		poke(p, s->addr, 0xcc);
 	if (p->total_left && --p->total_left == 0) {

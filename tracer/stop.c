@@ -133,13 +133,31 @@ static int wait_common(pid_t which, int flags, struct tracer_stop *s)
 	return 0;
 }
 
+/* Exits that tracer_wait_tid collected while single-stepping or injecting:
+ * the main loop must still hear of them. */
+static struct tracer_stop held[64];
+static size_t nheld;
+
+static int take_held(struct tracer_stop *s)
+{
+	if (!nheld)
+		return 0;
+	*s = held[0];
+	memmove(&held[0], &held[1], (--nheld) * sizeof(held[0]));
+	return 1;
+}
+
 int tracer_wait(struct tracer_stop *s)
 {
+	if (take_held(s))
+		return 0;
 	return wait_common(-1, 0, s);
 }
 
 int tracer_poll(struct tracer_stop *s)
 {
+	if (take_held(s))
+		return 0;
 	return wait_common(-1, WNOHANG, s);
 }
 
@@ -150,6 +168,9 @@ int tracer_wait_tid(pid_t tid, struct tracer_stop *s)
 	do
 		err = wait_common(tid, 0, s);
 	while (err == -EINTR);
+	if (!err && (s->kind == TRACER_EXITED || s->kind == TRACER_KILLED) &&
+	    nheld < sizeof(held) / sizeof(held[0]))
+		held[nheld++] = *s;
 	return err;
 }
 

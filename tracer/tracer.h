@@ -171,6 +171,7 @@ int tracer_sites_fork(pid_t parent_tgid, pid_t child_tgid, pid_t child_tid, int 
 void tracer_sites_drop(pid_t tgid);
 /* If TID's SIGTRAP is a site's breakpoint: step over the instruction,
  * put the breakpoint back (budget permitting), set *SITE and return 1.
+ * 2 when the instruction faulted: *SITE is then the signal to deliver.
  * 0 when it is not a site; -errno when the task died. */
 int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site);
 void tracer_sites_free(void);
