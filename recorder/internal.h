@@ -81,11 +81,18 @@ struct task {
 					 * WAIT_SLEEP: where the time left goes on EINTR */
 };
 
+enum rec_timer_kind {
+	REC_TIMER_GONE = -1,  /* a closed timerfd's leftover: never matches */
+	REC_TIMER_ITIMER = 0, /* the process's ITIMER_REAL */
+	REC_TIMER_POSIX = 1,  /* timer_create */
+	REC_TIMER_FD = 2,     /* timerfd */
+};
+
 /* A timer on virtual time: ITIMER_REAL (alarm, setitimer) or a POSIX
  * timer (timer_create) of one process. */
 struct rec_timer {
 	pid_t tgid;
-	int posix;	  /* 0: the process's ITIMER_REAL; 1: timer_create; 2: timerfd */
+	int kind;	  /* enum rec_timer_kind */
 	int id;		  /* POSIX: the id the guest holds; timerfd: the fd */
 	uint64_t count;	  /* timerfd: expirations not read yet */
 	int64_t deadline; /* virtual ns; -1: disarmed */
@@ -305,7 +312,8 @@ enum rec_action rec_sys_rseq(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_getrandom(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c);
 void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c);
-enum rec_action rec_sys_read_high(struct rec *r, struct task *t, struct rec_call *c);
+/* A read of a random device: answered from the PRNG; REC_CONT otherwise. */
+enum rec_action rec_random_read(struct rec *r, struct task *t, struct rec_call *c);
 /* Move descriptor FD of T to a number >= REC_RANDOM_FD_MIN, where the
  * seccomp filter stops its reads; the new number, or FD if that failed. */
 long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec);

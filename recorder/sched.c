@@ -91,7 +91,6 @@ void rec_task_remove(struct rec *r, struct task *t)
 
 void rec_task_rename(struct rec *r, struct task *t)
 {
-	(void)r;
 	if (r->running == t)
 		tracer_blockwatch_set(t->tid);
 }
@@ -210,7 +209,7 @@ void rec_check_blocked(struct rec *r)
 struct rec_timer *rec_timer_get(struct rec *r, pid_t tgid)
 {
 	for (size_t i = 0; i < r->ntimers; i++) {
-		if (r->timers[i].tgid == tgid && !r->timers[i].posix)
+		if (r->timers[i].tgid == tgid && r->timers[i].kind == REC_TIMER_ITIMER)
 			return &r->timers[i];
 	}
 	r->timers = xrealloc(r->timers, (r->ntimers + 1) * sizeof(*r->timers));

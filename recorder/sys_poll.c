@@ -134,14 +134,9 @@ static int write_timeout(struct task *t, const struct timeout_arg *a, uint64_t a
 	return 0;
 }
 
-static long idle_result(long nr)
-{
-	return nr == SYS_rt_sigtimedwait ? -EAGAIN : 0;
-}
-
 long rec_poll_timeout_result(long nr)
 {
-	return idle_result(nr);
+	return nr == SYS_rt_sigtimedwait ? -EAGAIN : 0;
 }
 
 /* Give the caller its timeout back: the register as it was; the struct as
@@ -204,7 +199,7 @@ void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
 	if (timeout_arg(c->nr, &a) < 0 || tracer_get_regs(t->tid, &regs) < 0)
 		return;
 	/* Nothing yet: 0 ready descriptors, or no signal (EAGAIN) for sigtimedwait. */
-	if (c->ret != idle_result(c->nr) || r->clock.now_ns >= deadline) {
+	if (c->ret != rec_poll_timeout_result(c->nr) || r->clock.now_ns >= deadline) {
 		finish(r, t, &a, &regs);
 		regs.rax = (uint64_t)c->ret;
 		if (a.kind == 0)

@@ -122,14 +122,14 @@ void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c)
 	c->ret = rec_fd_move_high(r, t, c->ret, flags & O_CLOEXEC);
 }
 
-enum rec_action rec_sys_read_high(struct rec *r, struct task *t, struct rec_call *c)
+enum rec_action rec_random_read(struct rec *r, struct task *t, struct rec_call *c)
 {
 	struct iovec iov[64];
 	size_t niov;
 	long total = 0;
 
 	if (!is_random_fd(t->tid, (long)c->args[0]))
-		return rec_timerfd_read(r, t, c);
+		return REC_CONT;
 	if (c->nr == SYS_read || c->nr == SYS_pread64) {
 		c->ret = fill(r, t->tid, c->args[1], c->args[2]);
 		return REC_EMULATED;

@@ -119,7 +119,8 @@ enum rec_action rec_sys_getitimer(struct rec *r, struct task *t, struct rec_call
 static struct rec_timer *posix_find(struct rec *r, pid_t tgid, int id)
 {
 	for (size_t i = 0; i < r->ntimers; i++) {
-		if (r->timers[i].posix == 1 && r->timers[i].tgid == tgid && r->timers[i].id == id)
+		if (r->timers[i].kind == REC_TIMER_POSIX && r->timers[i].tgid == tgid &&
+		    r->timers[i].id == id)
 			return &r->timers[i];
 	}
 	return NULL;
@@ -148,7 +149,7 @@ enum rec_action rec_sys_timer_create(struct rec *r, struct task *t, struct rec_c
 	}
 	memset(&tm, 0, sizeof(tm));
 	tm.tgid = t->tgid;
-	tm.posix = 1;
+	tm.kind = REC_TIMER_POSIX;
 	tm.deadline = -1;
 	tm.clockid = clockid;
 	if (c->args[1]) {
@@ -295,7 +296,7 @@ enum rec_action rec_sys_timer_delete(struct rec *r, struct task *t, struct rec_c
 void rec_timers_exec(struct rec *r, pid_t tgid)
 {
 	for (size_t i = r->ntimers; i-- > 0;) {
-		if (r->timers[i].posix == 1 && r->timers[i].tgid == tgid)
+		if (r->timers[i].kind == REC_TIMER_POSIX && r->timers[i].tgid == tgid)
 			timer_remove(r, &r->timers[i]);
 	}
 }
@@ -304,11 +305,11 @@ void rec_timer_fire(struct rec *r, struct rec_timer *tm)
 {
 	int64_t now = r->clock.now_ns;
 
-	if (tm->posix == 2) {
+	if (tm->kind == REC_TIMER_FD) {
 		rec_timerfd_fire(r, tm);
 		return;
 	}
-	if (!tm->posix) {
+	if (tm->kind == REC_TIMER_ITIMER) {
 		hm_trace("SIGALRM to process %d", tm->tgid);
 		kill(tm->tgid, SIGALRM);
 	} else if (tm->notify != SIGEV_NONE) {

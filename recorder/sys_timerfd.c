@@ -40,7 +40,7 @@ static struct rec_timer *tfd_find(struct rec *r, struct task *t, int fd)
 	for (size_t i = 0; i < r->ntimers; i++) {
 		struct rec_timer *tm = &r->timers[i];
 
-		if (tm->posix == 2 && tm->tgid == t->tgid && tm->id == fd)
+		if (tm->kind == REC_TIMER_FD && tm->tgid == t->tgid && tm->id == fd)
 			return is_timerfd(t->tid, fd) ? tm : NULL;
 	}
 	return NULL;
@@ -102,9 +102,9 @@ void rec_sys_timerfd_create_exit(struct rec *r, struct task *t, struct rec_call 
 	if (c->ret < REC_RANDOM_FD_MIN)
 		return;
 	for (size_t i = 0; i < r->ntimers; i++) {
-		if (r->timers[i].posix == 2 && r->timers[i].tgid == t->tgid &&
+		if (r->timers[i].kind == REC_TIMER_FD && r->timers[i].tgid == t->tgid &&
 		    r->timers[i].id == (int)c->ret) {
-			r->timers[i].posix = -1; /* a closed one's leftover; never matches */
+			r->timers[i].kind = REC_TIMER_GONE;
 			r->timers[i].deadline = -1;
 		}
 	}
@@ -112,7 +112,7 @@ void rec_sys_timerfd_create_exit(struct rec *r, struct task *t, struct rec_call 
 	tm = &r->timers[r->ntimers++];
 	memset(tm, 0, sizeof(*tm));
 	tm->tgid = t->tgid;
-	tm->posix = 2;
+	tm->kind = REC_TIMER_FD;
 	tm->id = (int)c->ret;
 	tm->clockid = (long)(int)c->args[0];
 	tm->deadline = -1;
@@ -207,7 +207,7 @@ void rec_timerfd_fire(struct rec *r, struct rec_timer *tm)
 
 	/* Closed under us (hermit does not see close): forget it. */
 	if (!is_timerfd(tm->tgid, tm->id)) {
-		tm->posix = -1;
+		tm->kind = REC_TIMER_GONE;
 		tm->deadline = -1;
 		return;
 	}

@@ -22,6 +22,15 @@
 
 #include "internal.h"
 
+/* Reads of descriptors >= REC_RANDOM_FD_MIN stop: the random devices and
+ * timerfds live there (sys_random.c, sys_timerfd.c); others run on. */
+static enum rec_action read_high(struct rec *r, struct task *t, struct rec_call *c)
+{
+	enum rec_action a = rec_random_read(r, t, c);
+
+	return a != REC_CONT ? a : rec_timerfd_read(r, t, c);
+}
+
 static const struct rec_syscall table[] = {
 	/* time: the virtual clock */
 	{ SYS_clock_gettime, "clock_gettime", 0, rec_sys_clock_gettime, NULL },
@@ -60,11 +69,11 @@ static const struct rec_syscall table[] = {
 	{ SYS_getrandom, "getrandom", 0, rec_sys_getrandom, NULL },
 	{ SYS_open, "open", 0, rec_sys_open, rec_sys_open_exit },
 	{ SYS_openat, "openat", 0, rec_sys_open, rec_sys_open_exit },
-	{ SYS_read, "read", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
-	{ SYS_pread64, "pread64", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
-	{ SYS_readv, "readv", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
-	{ SYS_preadv, "preadv", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
-	{ SYS_preadv2, "preadv2", REC_RANDOM_FD_MIN, rec_sys_read_high, NULL },
+	{ SYS_read, "read", REC_RANDOM_FD_MIN, read_high, NULL },
+	{ SYS_pread64, "pread64", REC_RANDOM_FD_MIN, read_high, NULL },
+	{ SYS_readv, "readv", REC_RANDOM_FD_MIN, read_high, NULL },
+	{ SYS_preadv, "preadv", REC_RANDOM_FD_MIN, read_high, NULL },
+	{ SYS_preadv2, "preadv2", REC_RANDOM_FD_MIN, read_high, NULL },
 	/* identity of the machine */
 	{ SYS_uname, "uname", 0, rec_sys_uname, NULL },
 	{ SYS_sysinfo, "sysinfo", 0, rec_sys_sysinfo, NULL },

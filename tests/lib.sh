@@ -44,6 +44,23 @@ same_twice() {
 	[ -s "$WORK/$name.1" ] || fail "$name: printed nothing"
 }
 
+# same_thrice NAME ARGS...: `hermit run ARGS...` three times must exit 0 and
+# print the same bytes each time; the output stays in $WORK/NAME.1.
+same_thrice() {
+	name=$1
+	shift
+	for i in 1 2 3; do
+		hm "$WORK/$name.$i" run "$@"
+		st=$?
+		[ "$st" = 0 ] || { tail -20 "$WORK/$name.$i.err" >&2; fail "$name: run $i: hermit exited $st"; }
+	done
+	[ -s "$WORK/$name.1" ] || fail "$name: printed nothing"
+	for i in 2 3; do
+		diff -u "$WORK/$name.1" "$WORK/$name.$i" ||
+			fail "$name: runs 1 and $i printed different output"
+	done
+}
+
 # expect_status WANT ARGS...: `hermit ARGS...` must exit WANT.
 expect_status() {
 	want=$1

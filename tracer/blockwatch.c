@@ -78,22 +78,6 @@ int tracer_task_blocked(pid_t tid, long *nr)
 	return 1;
 }
 
-uint64_t tracer_task_io(pid_t tid)
-{
-	char path[64], buf[512];
-	const char *p;
-	uint64_t total = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/io", tid);
-	if (read_small(path, buf, sizeof(buf)) < 0)
-		return 0;
-	if ((p = strstr(buf, "rchar: ")))
-		total += strtoull(p + 7, NULL, 10);
-	if ((p = strstr(buf, "wchar: ")))
-		total += strtoull(p + 7, NULL, 10);
-	return total;
-}
-
 static atomic_int dump_asked;
 
 static void on_wake(int sig)

@@ -19,7 +19,7 @@
 #include "tracer.h"
 
 /* Step TID to the next syscall stop of kind WANT, setting aside signals. */
-static int step_to(pid_t tid, enum tracer_stop_kind want, int *deferred, int *ndeferred)
+static int step_to(pid_t tid, int *deferred, int *ndeferred)
 {
 	struct tracer_stop s;
 	int err;
@@ -40,7 +40,6 @@ static int step_to(pid_t tid, enum tracer_stop_kind want, int *deferred, int *nd
 		}
 		if (s.kind == TRACER_SYSCALL_ENTRY || s.kind == TRACER_SYSCALL_EXIT) {
 			/* Entry and exit alternate; trust the order, not rax. */
-			(void)want;
 			return 0;
 		}
 		/* Anything else (an event stop) is resumed and ignored. */
@@ -68,9 +67,9 @@ int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret)
 	err = tracer_set_regs(tid, &regs);
 	if (err)
 		return err;
-	err = step_to(tid, TRACER_SYSCALL_ENTRY, deferred, &ndeferred);
+	err = step_to(tid, deferred, &ndeferred);
 	if (!err)
-		err = step_to(tid, TRACER_SYSCALL_EXIT, deferred, &ndeferred);
+		err = step_to(tid, deferred, &ndeferred);
 	if (!err)
 		err = tracer_get_regs(tid, &regs);
 	if (err)

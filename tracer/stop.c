@@ -154,13 +154,6 @@ int tracer_wait(struct tracer_stop *s)
 	return wait_common(-1, 0, s);
 }
 
-int tracer_poll(struct tracer_stop *s)
-{
-	if (take_held(s))
-		return 0;
-	return wait_common(-1, WNOHANG, s);
-}
-
 int tracer_wait_tid(pid_t tid, struct tracer_stop *s)
 {
 	int err;

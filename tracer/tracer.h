@@ -78,8 +78,6 @@ struct tracer_stop {
 /* Wait for the next stop of any tracee. 0, -EINTR when interrupted by a
  * signal to the tracer, -ECHILD when no tracee is left, or -errno. */
 int tracer_wait(struct tracer_stop *s);
-/* Non-blocking variant: -EAGAIN when nothing is pending. */
-int tracer_poll(struct tracer_stop *s);
 /* Wait for a stop of TID only (other tasks' stops stay queued). */
 int tracer_wait_tid(pid_t tid, struct tracer_stop *s);
 const char *tracer_stop_name(enum tracer_stop_kind kind);
@@ -200,8 +198,6 @@ int tracer_blockwatch_expired(void);
 /* Whether TID sleeps inside a syscall now ('S' in /proc/TID/stat); the
  * syscall number goes to *nr when not NULL. */
 int tracer_task_blocked(pid_t tid, long *nr);
-/* Bytes TID has read and written (rchar + wchar of /proc/TID/io). */
-uint64_t tracer_task_io(pid_t tid);
 
 /* ---- proc.c ---- */
 

@@ -18,23 +18,6 @@
 # natively and under hermit, whatever the interleaving).
 SPIN_RESULT='done 7314ebcbad17568b'
 
-# same_thrice NAME ARGS...: `hermit run ARGS...` three times must exit 0 and
-# print the same bytes each time; the output stays in $WORK/NAME.1.
-same_thrice() {
-	name=$1
-	shift
-	for i in 1 2 3; do
-		hm "$WORK/$name.$i" run "$@"
-		st=$?
-		[ "$st" = 0 ] || { tail -20 "$WORK/$name.$i.err" >&2; fail "$name: run $i: hermit exited $st"; }
-	done
-	[ -s "$WORK/$name.1" ] || fail "$name: printed nothing"
-	for i in 2 3; do
-		diff -u "$WORK/$name.1" "$WORK/$name.$i" ||
-			fail "$name: runs 1 and $i printed different output"
-	done
-}
-
 # counter_of FILE: N from racy's one line "counter N" (2 <= N <= 400).
 counter_of() {
 	n=$(sed -n 's/^counter \([0-9][0-9]*\)$/\1/p' "$1")

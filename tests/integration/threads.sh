@@ -13,25 +13,8 @@
 
 EPOCH_S=1767225600	# $HERMIT_EPOCH, 2026-01-01T00:00:00Z
 # Virtual time may run ahead of a timeout by what the few syscalls around
-# the wait cost (1 ms each, docs/determinism.md), never by more than this.
+# the wait cost (10 us each, docs/determinism.md), never by more than this.
 SLACK_NS=10000000
-
-# same_thrice NAME ARGS...: `hermit run ARGS...` three times must exit 0 and
-# print the same bytes each time; the output stays in $WORK/NAME.1.
-same_thrice() {
-	name=$1
-	shift
-	for i in 1 2 3; do
-		hm "$WORK/$name.$i" run "$@"
-		st=$?
-		[ "$st" = 0 ] || { tail -20 "$WORK/$name.$i.err" >&2; fail "$name: run $i: hermit exited $st"; }
-	done
-	[ -s "$WORK/$name.1" ] || fail "$name: printed nothing"
-	for i in 2 3; do
-		diff -u "$WORK/$name.1" "$WORK/$name.$i" ||
-			fail "$name: runs 1 and $i printed different output"
-	done
-}
 
 # within NAME VALUE LOW HIGH: LOW <= VALUE <= HIGH (integers).
 within() {

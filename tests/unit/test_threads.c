@@ -995,7 +995,7 @@ static void test_setitimer_real(void **state)
 	assert_itimerval(&old, 0, 0, 0, 0);
 	assert_int_equal(itimer(e, e->pid)->deadline, NOW + 1500 * MS);
 	assert_int_equal(itimer(e, e->pid)->interval, 250 * MS);
-	assert_int_equal(itimer(e, e->pid)->posix, 0);
+	assert_int_equal(itimer(e, e->pid)->kind, 0);
 
 	/* Half a second on: 1 s left. */
 	e->r.clock.now_ns += 500 * MS;
@@ -1163,7 +1163,7 @@ static long timer_getoverrun_call(struct env *e, struct task *t, int id)
 static struct rec_timer *posix_timer(struct env *e, pid_t tgid, int id)
 {
 	for (size_t i = 0; i < e->r.ntimers; i++)
-		if (e->r.timers[i].posix == 1 && e->r.timers[i].tgid == tgid &&
+		if (e->r.timers[i].kind == 1 && e->r.timers[i].tgid == tgid &&
 		    e->r.timers[i].id == id)
 			return &e->r.timers[i];
 	return NULL;
@@ -1436,7 +1436,7 @@ static void test_timers_exec(void **state)
 	e->r.timers = xrealloc(e->r.timers, (e->r.ntimers + 1) * sizeof(*e->r.timers));
 	memset(&e->r.timers[e->r.ntimers], 0, sizeof(e->r.timers[0]));
 	e->r.timers[e->r.ntimers].tgid = e->pid;
-	e->r.timers[e->r.ntimers].posix = 2; /* a timerfd, fd 9 */
+	e->r.timers[e->r.ntimers].kind = 2; /* a timerfd, fd 9 */
 	e->r.timers[e->r.ntimers].id = 9;
 	e->r.timers[e->r.ntimers].deadline = -1;
 	e->r.ntimers++;
@@ -1450,10 +1450,10 @@ static void test_timers_exec(void **state)
 	for (size_t i = 0; i < e->r.ntimers; i++) {
 		const struct rec_timer *tm = &e->r.timers[i];
 
-		if (tm->tgid == e->pid && tm->posix == 0)
+		if (tm->tgid == e->pid && tm->kind == 0)
 			assert_int_equal(tm->deadline, NOW + 5 * SEC);
 		else if (tm->tgid == e->pid)
-			assert_int_equal(tm->posix, 2);
+			assert_int_equal(tm->kind, 2);
 	}
 	/* New timers count from 0 again. */
 	assert_int_equal(timer_create_call(e, e->self, CLOCK_MONOTONIC, NULL, &id), 0);
