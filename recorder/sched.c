@@ -490,8 +490,15 @@ void rec_schedule(struct rec *r)
 		}
 		if (!any_alive(r) || any_new(r))
 			return; /* exits or a new task's first stop are on their way */
-		if (settle(r))
+		/* Not while stops are still to be read: a group exit's other
+		 * threads, say, report their exits a moment after the leader. */
+		if (tracer_event_pending())
+			return;
+		if (settle(r)) {
+			if (tracer_event_pending())
+				return;
 			continue;
+		}
 		rec_report_deadlock(r);
 		rec_end_run(r, HM_EXIT_SCHEDULER);
 		return;

@@ -154,6 +154,18 @@ int tracer_wait(struct tracer_stop *s)
 	return wait_common(-1, 0, s);
 }
 
+int tracer_event_pending(void)
+{
+	siginfo_t si;
+
+	if (nheld)
+		return 1;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return 0;
+	return si.si_pid != 0;
+}
+
 int tracer_wait_tid(pid_t tid, struct tracer_stop *s)
 {
 	int err;

@@ -78,6 +78,8 @@ struct tracer_stop {
 /* Wait for the next stop of any tracee. 0, -EINTR when interrupted by a
  * signal to the tracer, -ECHILD when no tracee is left, or -errno. */
 int tracer_wait(struct tracer_stop *s);
+/* Whether a stop or exit is waiting to be collected (nothing is consumed). */
+int tracer_event_pending(void);
 /* Wait for a stop of TID only (other tasks' stops stay queued). */
 int tracer_wait_tid(pid_t tid, struct tracer_stop *s);
 const char *tracer_stop_name(enum tracer_stop_kind kind);
