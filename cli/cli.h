@@ -3,13 +3,33 @@
 #ifndef HERMIT_CLI_H
 #define HERMIT_CLI_H
 
+#include "recorder/recorder.h"
+
 /* `hermit run [OPTIONS] -- PROG [ARGS...]`; returns hermit's exit status. */
 int cli_run(int argc, char **argv);
+
+/* The options of `run`, which `record start` shares. */
+struct cli_run_args {
+	struct rec_options opts;
+	int verify;	    /* 1: --verify, 2: --verify-strict */
+	const char *report; /* --verify-report */
+};
+
+/* Parse the options of `hermit CMD` (run or record start) from ARGV[1]
+ * on: -1 to go on with *A, or the status to exit with (0 after --help). */
+int cli_run_parse(int argc, char **argv, const char *cmd, struct cli_run_args *a);
+/* `hermit record start|list|rm|clean ...` */
+int cli_record(int argc, char **argv);
+void cli_record_usage(int ok);
+int cli_record_list(int argc, char **argv);
+int cli_record_rm(int argc, char **argv);
+/* Remove every recording but those still being recorded. */
+int cli_record_clean(int argc, char **argv);
+/* `hermit replay [ID] [--autopilot] [-q]` */
+int cli_replay(int argc, char **argv);
 /* Print the usage of `hermit` (to stdout when OK, else stderr). */
 void cli_usage(int ok);
 void cli_run_usage(int ok);
-
-struct rec_options;
 
 /* `hermit run --verify[-strict]`: run twice and compare; write the JSON
  * report to REPORT if not NULL. Returns hermit's exit status: 122 for a

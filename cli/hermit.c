@@ -18,6 +18,9 @@ void cli_usage(int ok)
 		"\n"
 		"commands:\n"
 		"  run [OPTIONS] -- PROG [ARGS...]   run PROG deterministically\n"
+		"  record start [OPTIONS] -- PROG    run PROG and keep the run on disk\n"
+		"  record list|rm|clean              the recordings kept\n"
+		"  replay [ID] --autopilot           replay a recording exactly\n"
 		"\n"
 		"'hermit COMMAND --help' describes a command.\n");
 }
@@ -53,6 +56,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "run") == 0) {
 		status = cli_run(argc - 1, argv + 1);
+		hm_log_close();
+		return status;
+	}
+	if (strcmp(argv[1], "record") == 0 || strcmp(argv[1], "replay") == 0) {
+		status = argv[1][2] == 'c' ? cli_record(argc - 1, argv + 1)
+					   : cli_replay(argc - 1, argv + 1);
 		hm_log_close();
 		return status;
 	}

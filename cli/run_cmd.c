@@ -122,14 +122,14 @@ static int64_t host_epoch(void)
 	return (int64_t)ts.tv_sec * HM_NS_PER_SEC;
 }
 
-int cli_run(int argc, char **argv)
+int cli_run_parse(int argc, char **argv, const char *cmd, struct cli_run_args *a)
 {
 	struct rec_options opts = { 0 };
-	struct rec_result res;
 	const char *epoch = getenv("HERMIT_EPOCH"), *epoch_from = "HERMIT_EPOCH";
 	int strict = 0, sched_seed_set = 0, verify = 0, c, err;
 	const char *report = NULL;
 
+	memset(a, 0, sizeof(*a));
 	opts.namespaces = 1;
 	opts.envp = environ;
 	opts.event_fd = -1;
@@ -247,18 +247,22 @@ int cli_run(int argc, char **argv)
 			break;
 		case 'h':
 		case OPT_HELP:
-			cli_run_usage(1);
+			if (strcmp(cmd, "run") == 0)
+				cli_run_usage(1);
+			else
+				cli_record_usage(1);
 			return 0;
 		default:
 			if (optopt)
-				hm_error("unknown option '-%c' for 'hermit run'", optopt);
+				hm_error("unknown option '-%c' for 'hermit %s'", optopt, cmd);
 			else
-				hm_error("unknown option '%s' for 'hermit run'", argv[optind - 1]);
+				hm_error("unknown option '%s' for 'hermit %s'", argv[optind - 1],
+					 cmd);
 			return HM_EXIT_INTERNAL;
 		}
 	}
 	if (optind >= argc) {
-		hm_error("nothing to run: usage: hermit run [OPTIONS] -- PROG [ARGS...]");
+		hm_error("nothing to run: usage: hermit %s [OPTIONS] -- PROG [ARGS...]", cmd);
 		return HM_EXIT_INTERNAL;
 	}
 	if (epoch && *epoch) {
@@ -285,10 +289,23 @@ int cli_run(int argc, char **argv)
 		hm_error("--verify-report needs --verify or --verify-strict");
 		return HM_EXIT_INTERNAL;
 	}
-	if (verify)
-		return cli_verify(&opts, verify == 2, report);
-	err = rec_run(&opts, &res);
-	if (err)
+	a->opts = opts;
+	a->verify = verify;
+	a->report = report;
+	return -1;
+}
+
+int cli_run(int argc, char **argv)
+{
+	struct cli_run_args a;
+	struct rec_result res;
+	int status = cli_run_parse(argc, argv, "run", &a);
+
+	if (status >= 0)
+		return status;
+	if (a.verify)
+		return cli_verify(&a.opts, a.verify == 2, a.report);
+	if (rec_run(&a.opts, &res))
 		return HM_EXIT_INTERNAL;
 	hm_info("%" PRIu64 " events, digest %016" PRIx64, res.events, res.digest);
 	return res.exit_status;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * common: the base every layer stands on. Error reporting and the log,
- * allocation that dies on exhaustion, RFC 3339 and duration parsing, and a
- * growable byte buffer. Nothing here knows about tracing.
+ * allocation that dies on exhaustion, RFC 3339 and duration parsing, a
+ * growable byte buffer, xz streams, the data directory and its recordings,
+ * JSON documents in files and a content-addressed file store. Nothing here
+ * knows about tracing.
  */
 #ifndef HERMIT_COMMON_H
 #define HERMIT_COMMON_H
@@ -10,6 +12,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
 
 #define HM_NS_PER_SEC 1000000000LL
 
@@ -96,5 +101,116 @@ void hm_buf_add(struct hm_buf *b, const void *p, size_t n);
 void hm_buf_addf(struct hm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Make room for N more bytes and return a pointer to them. */
 void *hm_buf_grow(struct hm_buf *b, size_t n);
+
+/* ---- xz.c: xz streams over liblzma ---- */
+
+struct hm_xzw;
+
+/* Start an xz stream (CRC32 check, preset 1) written to FD (not closed by
+ * us). 0 or -errno. */
+int hm_xzw_open(struct hm_xzw **w, int fd);
+/* Compress N bytes into the stream; output is written to the fd as it fills
+ * a 64 KiB buffer. 0 or -errno (e.g. -ENOSPC from write(2); after an error
+ * every call returns it again). */
+int hm_xzw_write(struct hm_xzw *w, const void *p, size_t n);
+/* End the current xz block (LZMA_FULL_FLUSH) and write everything out: the
+ * bytes written so far can be decoded even if the process dies now (not
+ * fsync'd: a crash of the machine may still lose them). 0 or -errno. */
+int hm_xzw_flush(struct hm_xzw *w);
+/* Finish the stream (LZMA_FINISH), write it out and free W. 0 or -errno (W
+ * is freed either way). */
+int hm_xzw_close(struct hm_xzw *w);
+
+struct hm_xzr;
+
+/* Read an xz stream from FD (not closed by us); decoder memory limit
+ * 256 MiB. 0 or -errno. */
+int hm_xzr_open(struct hm_xzr **r, int fd);
+/*
+ * Up to N decompressed bytes into P: the count (> 0); 0 at the clean end of
+ * the stream; -EPIPE when the file ends before the stream does (truncated:
+ * every byte that could be decoded was returned first); -EBADMSG when the
+ * data is corrupt or not xz (LZMA_FORMAT_ERROR, LZMA_DATA_ERROR, checksum);
+ * -ENOMEM past the memory limit; -errno of read(2). An error is returned
+ * again by every later call. Bytes of a block are returned as they are
+ * decoded, before the block's check is verified at its end.
+ */
+ssize_t hm_xzr_read(struct hm_xzr *r, void *p, size_t n);
+void hm_xzr_close(struct hm_xzr *r);
+
+/* ---- datadir.c: the data directory and its recordings ---- */
+
+/* $HERMIT_DATA_DIR, else $XDG_DATA_HOME/hermit, else
+ * $HOME/.local/share/hermit (malloc'd); NULL when none is set. An empty
+ * variable counts as unset, and so does a relative XDG_DATA_HOME (XDG Base
+ * Directory Specification 0.8: "must be absolute ... ignore it"). */
+char *hm_datadir_path(void);
+/* Create DATADIR (with parents, mode 0700) and DATADIR/recordings (0700) if
+ * missing. 0 or -errno (-ENOTDIR when one of them is not a directory). */
+int hm_datadir_ensure(const char *datadir);
+/* Whether ID can name a recording: non-empty, at most 200 bytes, no '/', not
+ * "." or "..", no leading '.', no control characters. */
+int hm_recording_id_valid(const char *id);
+/*
+ * Create DATADIR/recordings/<BASE>-<n> (mode 0700) with the smallest n >= 0
+ * that is free; mkdir(2) is the lock, so two recorders at once never get the
+ * same id (retry on EEXIST). BASE is sanitized first: '/', control
+ * characters and a leading '.' become '_', empty becomes "prog", at most 64
+ * bytes (cut at a UTF-8 character boundary). *ID and *DIR are malloc'd.
+ * 0 or -errno (-ENOENT when DATADIR/recordings is missing: see
+ * hm_datadir_ensure).
+ */
+int hm_recording_create(const char *datadir, const char *base, char **id, char **dir);
+/* DATADIR/recordings/ID (malloc'd) in *DIR; -EINVAL for an invalid id,
+ * -ENOENT when no such directory. */
+int hm_recording_dir(const char *datadir, const char *id, char **dir);
+/* Write all N bytes to FD, again after EINTR and short writes. 0 or -errno. */
+int hm_write_all(int fd, const void *p, size_t n);
+/* Write N bytes to PATH atomically: a temporary file in the same folder
+ * (PATH.tmp.<pid>.<counter>, mode 0666 less the umask), fsync, rename over
+ * PATH. On failure the temporary file is removed and PATH is untouched.
+ * 0 or -errno. */
+int hm_write_atomic(const char *path, const void *p, size_t n);
+/* Read all of PATH into OUT (appended), at most LIMIT bytes (-EFBIG past
+ * it). 0 or -errno; on failure OUT is as it was. */
+int hm_read_file(const char *path, size_t limit, struct hm_buf *out);
+/* DATADIR/LAST holds the id of the newest recording plus '\n', written with
+ * hm_write_atomic. 0 or -errno (-EINVAL for an invalid id). */
+int hm_datadir_set_last(const char *datadir, const char *id);
+/* *ID malloc'd (newline stripped); -ENOENT when there is no LAST, -EBADMSG
+ * when it does not hold a valid id. */
+int hm_datadir_get_last(const char *datadir, char **id);
+
+/* ---- json.c: cJSON documents in files ---- */
+
+/* Write DOC to PATH, formatted, newline-terminated, atomically
+ * (hm_write_atomic). 0 or -errno. */
+int hm_json_write(const char *path, const cJSON *doc);
+/* Parse PATH (at most 16 MiB) into *DOC (free with cJSON_Delete). -errno of
+ * reading, -EBADMSG when it is not JSON or not an object. */
+int hm_json_read(const char *path, cJSON **doc);
+/* Member NAME of OBJ as a string / integer, or DEF when missing or of
+ * another type. An integer is a JSON number with no fraction within int64_t;
+ * cJSON keeps numbers as doubles, so it is exact up to 2^53. */
+const char *hm_json_str(const cJSON *obj, const char *name, const char *def);
+int64_t hm_json_int(const cJSON *obj, const char *name, int64_t def);
+
+/* ---- filestore.c: content-addressed copies of files ---- */
+
+/*
+ * Store the regular file SRC in folder DIR (which exists) as DIR/<sha256
+ * hex>: hash SRC's content (OpenSSL libcrypto EVP, SHA-256), then if
+ * DIR/<hex> exists do nothing; else hard-link SRC there (link to a temporary
+ * name in DIR, then rename), or copy it (to a temporary name, fsync, rename)
+ * when link fails (EXDEV, EPERM, ...); the stored copy is made read-only
+ * (0444 for a copy; leave a hard link's mode). A hard link shares SRC's
+ * inode: writing to SRC in place later changes the stored file too. A copy
+ * is named by the hash of the bytes it holds, should SRC change meanwhile.
+ * HEX gets the 64 hex digits and NUL; *SIZE the byte count. 0 or -errno
+ * (-EINVAL when SRC is not a regular file).
+ */
+int hm_store_file(const char *dir, const char *src, char hex[65], uint64_t *size);
+/* SHA-256 of the file at PATH in hex. 0 or -errno. */
+int hm_sha256_file(const char *path, char hex[65]);
 
 #endif /* HERMIT_COMMON_H */

@@ -8,6 +8,7 @@
 #include <sys/user.h>
 #include <time.h>
 
+#include "common/common.h"
 #include "recorder.h"
 #include "tracer/tracer.h"
 
@@ -62,6 +63,7 @@ struct task {
 	int outside;			   /* resumed to wait on the outside world */
 	pid_t vfork_parent;		   /* the parent held until this one execs */
 	const struct rec_syscall *pending; /* call awaiting its exit stop */
+	int hidden;			   /* that call is not a scheduling point (capture.c) */
 	struct rec_call call;
 
 	enum wait_kind wait;	     /* with TASK_WAITING */
@@ -144,7 +146,11 @@ struct rec {
 	int main_status; /* hermit's exit status from the main guest */
 	uint64_t events;
 	uint64_t digest;
+	uint64_t frames; /* record and replay: frames of the log written or taken */
 	int urandom_warned;
+	struct hm_buf payload; /* record: the output of the event being made */
+	int diverged;	       /* replay: the divergence was reported */
+	int spin_hits;	       /* replay: passes at a spin point, registers unmatched */
 	int event_write_failed;
 	int vdso_warned;
 };
@@ -159,12 +165,33 @@ enum rec_action {
 typedef enum rec_action (*rec_enter_fn)(struct rec *r, struct task *t, struct rec_call *c);
 typedef void (*rec_exit_fn)(struct rec *r, struct task *t, struct rec_call *c);
 
+/* Where a syscall leaves its output, which a recording keeps and a replay
+ * puts back (capture.c). */
+enum rec_out {
+	OUT_NONE,
+	OUT_RET,  /* args[out_arg] points to a buffer that got ret bytes */
+	OUT_SIZE, /* args[out_arg] points to out_size bytes, written when ret >= 0 */
+	OUT_IOV,  /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
+};
+
+/* Rows that stop only where a log is kept (capture.c). */
+enum rec_hidden {
+	SHOWN,	       /* a scheduling point in every mode */
+	HIDDEN_RECORD, /* stops only when recording: files to copy (mmap) */
+	HIDDEN_LOG,    /* stops when recording or replaying: input to keep (recvfrom) */
+};
+
 struct rec_syscall {
 	int nr;
 	const char *name;
-	int fd_min;	    /* trap only when argument 0 >= fd_min */
+	int fd_min;	    /* in `run`, trap only when argument 0 >= fd_min; when a
+			     * log is kept, trap every call, those below fd_min hidden */
 	rec_enter_fn enter; /* NULL: REC_EXIT_STOP */
 	rec_exit_fn exit;
+	enum rec_out out; /* the output a log keeps */
+	int out_arg;
+	unsigned out_size;
+	enum rec_hidden hidden;
 };
 
 /* syscalls.c: answer an emulated call by writing N bytes at ADDR in the
@@ -197,6 +224,26 @@ void rec_schedule(struct rec *r);
 /* The block watch says the running task sleeps: interrupt it. */
 void rec_check_blocked(struct rec *r);
 void rec_park(struct rec *r, struct task *t);
+/* capture.c: logs. Whether the call C of a row stops only for the log. */
+int rec_call_hidden(const struct rec *r, const struct rec_syscall *row, const struct rec_call *c);
+/* A hidden call's entry: resume T as it must go on (replay: perhaps
+ * answering it from the log). */
+void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row);
+/* A hidden call's exit: keep its input, or put the recorded one back;
+ * the caller resumes T. */
+void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *row);
+/* A shown call's exit with output (row->out): record mode copies the
+ * output into r->payload; replay mode writes the recorded output and
+ * result into the guest instead of calling the row's handler. 1 when the
+ * replay answered it (skip the handler), else 0. */
+int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *row,
+		     struct rec_call *c);
+/* Record: copy the files T's new program maps (after exec). */
+void rec_capture_exec(struct rec *r, struct task *t);
+/* Replay: the recorded event did not match. Report it once, end (122). */
+void rec_diverged(struct rec *r, const struct rec_event_record *want,
+		  const struct rec_event_record *got, const char *why);
+
 /* run.c: add an event to the run's digest. */
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind);
 /* run.c: send the terminal's signals held back (a scheduling point). */

@@ -230,6 +230,9 @@ void rec_check_spin(struct rec *r)
 {
 	struct task *t = r->running;
 
+	/* A replay preempts where the log says (run.c), not by the clock. */
+	if (r->opts->mode == REC_MODE_REPLAY)
+		return;
 	if (!t || !t->stopped_once || t->wants_interrupt || !rec_others_can_run(r, t))
 		return;
 	hm_debug("task %d ran 100 ms without a stop: interrupting it", t->index);

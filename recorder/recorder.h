@@ -19,6 +19,61 @@ enum rec_preempt {
 	REC_PREEMPT_NONE,
 };
 
+/* What a run does with its events (DESIGN.md "Recordings", "Replay"). */
+enum rec_mode {
+	REC_MODE_RUN,	 /* keep a digest */
+	REC_MODE_RECORD, /* also write them, with their inputs, to an event log */
+	REC_MODE_REPLAY, /* compare them with a log, and take the inputs from it */
+};
+
+/*
+ * Event kinds, in the digest and in the event log. The first seven are the
+ * scheduling points every mode sees; REC_EV_INPUT events exist only in
+ * recordings: the bytes a syscall brought in that `hermit run` lets run
+ * without a stop (reads), and REC_EV_END closes a log.
+ */
+enum rec_event_kind {
+	REC_EV_CONT = 0,     /* a stopped syscall that ran as it was */
+	REC_EV_EMULATED = 1, /* answered by hermit; the kernel never ran it */
+	REC_EV_EXIT = 2,     /* ran, then its result was seen (and perhaps rewritten) */
+	REC_EV_TSC = 3,	     /* rdtsc or rdtscp */
+	REC_EV_BLOCKED = 4,  /* a call that waits (futex, sleep, timed poll) */
+	REC_EV_SITE = 5,     /* a preemption at a site: args[0] the address, ret the ticks */
+	REC_EV_SPIN = 6,     /* a preemption by the spin watch: registers and stack digest */
+	REC_EV_INPUT = 16,   /* log only: a read's result and bytes (payload) */
+	REC_EV_END = 32,     /* log only: the end; fields[1] hermit's exit status */
+};
+
+struct rec_event_record;
+
+/*
+ * Replay: where the recorded events come from (replayer/ implements it).
+ * peek gives the next event without taking it: 1, 0 at the end of the log,
+ * or -errno when the log is damaged there (a message printed). take
+ * consumes it.
+ */
+struct rec_source {
+	void *ctx;
+	int (*peek)(void *ctx, const struct rec_event_record **ev, const unsigned char **payload,
+		    size_t *len);
+	void (*take)(void *ctx);
+};
+
+struct rec_log; /* evlog.c: the event-log writer */
+
+/* Record: the folder files the run maps are copied into (files/), and
+ * what was copied (path -> sha256), for manifest.json. */
+struct rec_files {
+	const char *dir;
+	struct rec_file_entry {
+		char *path;
+		char sha256[65];
+		uint64_t size;
+	} * entries;
+	size_t n;
+	int failed; /* a copy failed: the recording may not replay elsewhere */
+};
+
 struct rec_options {
 	char *const *argv;	    /* guest command */
 	char *const *envp;	    /* guest environment */
@@ -34,6 +89,15 @@ struct rec_options {
 	int chaos_seeded_timeslice; /* --chaos-seeded-timeslice */
 	uint64_t max_timeslice;	    /* --max-timeslice in ticks; 0: the default */
 	int event_fd; /* >= 0: write every event here, as digested (--verify-strict) */
+
+	enum rec_mode mode;
+	struct rec_log *log;	   /* record: the event log */
+	struct rec_files *files;   /* record: copies of mapped files */
+	struct rec_source *source; /* replay: the recorded events */
+	const char *cwd;	   /* the guest's working folder; NULL: hermit's */
+	char *const *binds; /* replay: pairs (copy, original path), NULL-ended, to put in place of
+			     * the originals in the guest's mount namespace */
+	int quiet;	    /* replay -q: the guest's stdout and stderr go to /dev/null */
 };
 
 /* One event as it enters the digest and the event stream: its kind, the
@@ -43,10 +107,48 @@ struct rec_event_record {
 	int64_t fields[10];
 };
 
+#define REC_EV_KIND(ev) ((ev)->fields[0])
+#define REC_EV_TASK(ev) ((ev)->fields[1])
+#define REC_EV_NR(ev)	((ev)->fields[2])
+#define REC_EV_RET(ev)	((ev)->fields[9])
+
+/*
+ * The event log (events.xz), decompressed: the 8 bytes REC_LOG_MAGIC, then
+ * frames. A frame is a 32-bit body length, the body (the 80 bytes of a
+ * struct rec_event_record, then the payload) and the CRC-32 of the body,
+ * all little-endian. A log that ends without a REC_EV_END frame was cut.
+ */
+#define REC_LOG_MAGIC	    "HMEVLOG1"
+#define REC_LOG_MAX_PAYLOAD (64u << 20)
+
+/* evlog.c: write events to FD as an xz stream, flushed at least every
+ * 250 ms of wall time and every 1 MiB, so a killed recorder loses little. */
+int rec_log_open(struct rec_log **log, int fd);
+/* Append one frame. 0 or -errno; after an error (ENOSPC) nothing more is
+ * written and every call returns it. */
+int rec_log_write(struct rec_log *log, const struct rec_event_record *ev, const void *payload,
+		  size_t len);
+/* Make what was written so far survive a crash. */
+int rec_log_flush(struct rec_log *log);
+/* Write the end frame (unless END_STATUS < 0), finish the stream, free. */
+int rec_log_close(struct rec_log *log, int end_status, uint64_t events);
+/* Bytes of payload and frames written (before compression). */
+uint64_t rec_log_frames(const struct rec_log *log);
+
+/* capture.c: copy the file at PATH (a path on the host) into F->dir,
+ * once per path; 0 or -errno. */
+int rec_files_add(struct rec_files *f, const char *path);
+void rec_files_free(struct rec_files *f);
+
+/* Describe EV for a divergence report: "task 1 read(3, 0x7ffe..., 4096) = 12". */
+void rec_event_describe(const struct rec_event_record *ev, char *buf, size_t size);
+
 struct rec_result {
-	int exit_status; /* what hermit exits with: the guest's, 128+N, or 125 */
-	uint64_t events; /* intercepted events */
-	uint64_t digest; /* digest of the event stream */
+	int exit_status;	  /* what hermit exits with: the guest's, 128+N, or 125 */
+	uint64_t events;	  /* intercepted events */
+	uint64_t digest;	  /* digest of the event stream */
+	uint64_t frames;	  /* record: frames written to the log, inputs included */
+	enum rec_preempt preempt; /* the tick source that was used */
 };
 
 /* Run the guest to the end. 0 with *res filled, or -errno after printing

@@ -44,20 +44,45 @@ static void digest(struct rec *r, const void *p, size_t n)
 
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind)
 {
-	int64_t fields[10] = { kind, t->index, c->nr };
+	struct rec_event_record ev = { { kind, t->index, c->nr } };
 
-	memcpy(&fields[3], c->args, sizeof(c->args));
-	fields[9] = c->ret;
+	memcpy(&ev.fields[3], c->args, sizeof(c->args));
+	ev.fields[9] = c->ret;
 	hm_trace("event %" PRIu64 ": kind %d task %d nr %ld args %#llx %#llx %#llx %#llx ret %ld",
 		 r->events, kind, t->index, c->nr, (unsigned long long)c->args[0],
 		 (unsigned long long)c->args[1], (unsigned long long)c->args[2],
 		 (unsigned long long)c->args[3], c->ret);
-	digest(r, fields, sizeof(fields));
+	digest(r, ev.fields, sizeof(ev.fields));
 	r->events++;
 	if (r->opts->event_fd >= 0 && !r->event_write_failed &&
-	    write(r->opts->event_fd, fields, sizeof(fields)) != (ssize_t)sizeof(fields)) {
+	    write(r->opts->event_fd, ev.fields, sizeof(ev.fields)) != (ssize_t)sizeof(ev.fields)) {
 		hm_error("cannot write the event stream: %s", hm_strerror(errno));
 		r->event_write_failed = 1;
+	}
+	if (r->opts->mode == REC_MODE_RECORD) {
+		rec_log_write(r->opts->log, &ev, r->payload.data, r->payload.len);
+		hm_buf_reset(&r->payload);
+		r->frames++;
+	} else if (r->opts->mode == REC_MODE_REPLAY && !r->diverged) {
+		const struct rec_event_record *want;
+		const unsigned char *p;
+		size_t n;
+		int got = r->opts->source->peek(r->opts->source->ctx, &want, &p, &n);
+		int64_t k = REC_EV_KIND(want);
+
+		if (got <= 0) {
+			rec_diverged(r, NULL, &ev, got < 0 ? "the log is damaged here" : NULL);
+			return;
+		}
+		/* A call the replay answered from the log matches its recorded exit. */
+		if (kind == REC_EV_EMULATED && k == REC_EV_EXIT)
+			ev.fields[0] = k;
+		if (memcmp(want->fields, ev.fields, sizeof(ev.fields)) != 0) {
+			rec_diverged(r, want, &ev, NULL);
+			return;
+		}
+		r->opts->source->take(r->opts->source->ctx);
+		r->frames++;
 	}
 }
 
@@ -163,6 +188,7 @@ static void on_exec(struct rec *r, struct task *t)
 	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)
 		hm_warn("cannot patch the rdtsc instructions of task %d", t->index);
 	rec_preempt_exec(r, t);
+	rec_capture_exec(r, t);
 	if (rec_fill_at_random(r, t->tid) < 0)
 		hm_warn("cannot set AT_RANDOM of task %d", t->index);
 	if (t->vfork_parent) {
@@ -199,14 +225,6 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	const struct rec_syscall *row;
 	enum rec_action action;
 
-	/* A retried call that reaches its seccomp stop again is not news. */
-	if (!t->retrying) {
-		rec_clock_advance(&r->clock, REC_SYSCALL_NS);
-		r->progress++;
-		rec_fire_due(r);
-		if (r->ndeferred)
-			rec_deliver_deferred(r);
-	}
 	if (tracer_get_regs(t->tid, &c->regs) < 0)
 		return; /* gone; its exit follows */
 	c->nr = (long)c->regs.orig_rax;
@@ -217,8 +235,21 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->args[4] = c->regs.r8;
 	c->args[5] = c->regs.r9;
 	c->ret = 0;
-	c->now_real_ns = r->clock.epoch_ns + r->clock.now_ns;
 	row = rec_syscall_find(c->nr);
+	if (row && r->opts->mode != REC_MODE_RUN && rec_call_hidden(r, row, c)) {
+		/* Stops only for the log: as if it had not stopped at all. */
+		rec_hidden_entry(r, t, row);
+		return;
+	}
+	/* A retried call that reaches its seccomp stop again is not news. */
+	if (!t->retrying) {
+		rec_clock_advance(&r->clock, REC_SYSCALL_NS);
+		r->progress++;
+		rec_fire_due(r);
+		if (r->ndeferred)
+			rec_deliver_deferred(r);
+	}
+	c->now_real_ns = r->clock.epoch_ns + r->clock.now_ns;
 	action = !row ? REC_CONT : row->enter ? row->enter(r, t, c) : REC_EXIT_STOP;
 	switch (action) {
 	case REC_EMULATED:
@@ -259,6 +290,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	const struct rec_syscall *row = t->pending;
 	struct user_regs_struct regs;
 	long before;
+	int retried;
 
 	if (tracer_get_regs(t->tid, &regs) < 0)
 		return; /* gone; its exit follows */
@@ -271,6 +303,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		/* The restarted call passes the seccomp filter again, and its
 		 * handler decides again: this attempt needs no exit handler. */
 		t->pending = NULL;
+		t->hidden = 0;
 		if (t->wants_interrupt && t == r->running) {
 			t->wants_interrupt = 0;
 			rec_park(r, t);
@@ -280,17 +313,35 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		return;
 	}
 	t->pending = NULL;
+	retried = t->retrying;
 	if (t->retrying) {
 		/* A retried call finished: the guest moved on. */
 		t->retrying = 0;
 		r->progress++;
+	}
+	if (t->hidden) {
+		/* Only a retried call stops here in `run`: go on as it would. */
+		rec_hidden_exit(r, t, row);
+		if (!r->ended && retried)
+			go_on(r, t, RESUME_CONT);
+		else if (!r->ended)
+			rec_resume(t, RESUME_CONT, 0);
+		return;
 	}
 	if (!row) {
 		go_on(r, t, RESUME_CONT);
 		return;
 	}
 	c->ret = before = (long)regs.rax;
-	row->exit(r, t, c);
+	if (!(r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
+	      rec_capture_exit(r, t, row, c))) {
+		if (row->exit)
+			row->exit(r, t, c);
+		if (r->opts->mode == REC_MODE_RECORD && row->out != OUT_NONE)
+			rec_capture_exit(r, t, row, c);
+	}
+	if (r->ended)
+		return;
 	if (c->ret != before) {
 		regs.rax = (uint64_t)c->ret;
 		tracer_set_regs(t->tid, &regs);
@@ -298,8 +349,9 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	hm_trace("task %d: %s(%#lx, %#lx, %#lx) = %ld", t->index, row->name,
 		 (unsigned long)c->args[0], (unsigned long)c->args[1], (unsigned long)c->args[2],
 		 c->ret);
-	rec_digest_event(r, t, c, 2);
-	go_on(r, t, RESUME_CONT);
+	rec_digest_event(r, t, c, REC_EV_EXIT);
+	if (!r->ended)
+		go_on(r, t, RESUME_CONT);
 }
 
 static void on_system_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
@@ -357,35 +409,136 @@ static int in_syscall(struct task *t)
 	       is_restart((long)regs.rax);
 }
 
-/* The spin watch's preemption: named by the registers and a digest of the
- * top of the stack, which is what a replay can find again. */
-static void spin_preempt(struct rec *r, struct task *t)
+/* Where the spin watch preempts T: named by the registers and a digest of
+ * the top of the stack, which is what a replay can find again. */
+static void spin_point(struct task *t, struct rec_call *ev)
 {
 	struct user_regs_struct regs;
 	unsigned char stack[256];
-	struct rec_call ev = { .nr = -3 };
 
+	memset(ev, 0, sizeof(*ev));
+	ev->nr = -3;
 	if (tracer_get_regs(t->tid, &regs) == 0) {
-		ev.args[0] = regs.rip;
-		ev.args[1] = regs.rsp;
-		ev.args[2] = regs.rax;
-		ev.args[3] = regs.rcx;
+		ev->args[0] = regs.rip;
+		ev->args[1] = regs.rsp;
+		ev->args[2] = regs.rax;
+		ev->args[3] = regs.rcx;
 		if (tracer_read_mem(t->tid, regs.rsp, stack, sizeof(stack)) == 0) {
 			uint64_t h = 0xcbf29ce484222325ULL;
 
 			for (size_t i = 0; i < sizeof(stack); i++)
 				h = (h ^ stack[i]) * 0x100000001b3ULL;
-			ev.args[4] = h;
+			ev->args[4] = h;
 		}
 	}
-	rec_digest_event(r, t, &ev, 6);
+}
+
+static void spin_preempt(struct rec *r, struct task *t)
+{
+	struct rec_call ev;
+
+	spin_point(t, &ev);
+	rec_digest_event(r, t, &ev, REC_EV_SPIN);
 	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
-		 (unsigned long long)regs.rip);
+		 (unsigned long long)ev.args[0]);
+	if (r->ended)
+		return;
 	/* Under chaos it may have the top priority: it spins, so it goes last
 	 * until its next preemption draws again (a starvation interval ends). */
 	if (r->opts->chaos)
 		t->priority = -1;
 	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
+}
+
+/*
+ * Replay: the spin watch preempted at wall-clock moments, so a replay
+ * cannot wait for its own. When the next recorded event is such a
+ * preemption of the running task, a breakpoint goes at its address, and
+ * the task is preempted at the first hit whose registers and stack match.
+ */
+static void replay_arm_spin(struct rec *r)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+	uint64_t at;
+	pid_t in;
+	struct task *t = r->running;
+
+	if (!t || r->diverged || r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
+	    REC_EV_KIND(ev) != REC_EV_SPIN || REC_EV_TASK(ev) != t->index)
+		return;
+	if (tracer_bp_active(&at, &in) && in == t->tgid && at == (uint64_t)ev->fields[3])
+		return;
+	/* A site's int3 already stops there (while its budget lasts). */
+	if (tracer_sites_live(t->tgid, (uint64_t)ev->fields[3]))
+		return;
+	if (tracer_bp_set(t->tgid, (uint64_t)ev->fields[3]) < 0)
+		hm_debug("cannot set a breakpoint at %#llx for task %d",
+			 (unsigned long long)ev->fields[3], t->index);
+}
+
+/* Hits of the spin breakpoint with other registers before a replay takes
+ * the recorded point for reached (see below). */
+#define SPIN_EXACT_HITS 200
+
+/*
+ * A pure spin-wait (while (!flag);) is in the same state on every pass, so
+ * its first hit matches. A loop that also counts (while (!flag) n++;) or
+ * computes reaches the recorded registers only after as many passes as
+ * the spin watch's 100 ms allowed, and without a PMU each pass costs two
+ * ptrace stops. After SPIN_EXACT_HITS hits at the recorded address and
+ * stack pointer, the replay preempts there and takes the recorded event
+ * as it is: the events that follow still have to match, so a difference
+ * that matters to the program shows up as a divergence.
+ */
+static int replay_spin_hit(struct rec *r, struct task *t, int at_site)
+{
+	const struct rec_event_record *want;
+	const unsigned char *p;
+	size_t n;
+	struct user_regs_struct regs;
+	struct rec_call ev;
+	int err, exact;
+
+	if (r->opts->source->peek(r->opts->source->ctx, &want, &p, &n) <= 0 ||
+	    REC_EV_KIND(want) != REC_EV_SPIN || REC_EV_TASK(want) != t->index ||
+	    tracer_get_regs(t->tid, &regs) < 0 || regs.rip - 1 != (uint64_t)want->fields[3])
+		return 0;
+	/* The state before the int3: what the recorder saw, stopped there. */
+	regs.rip--;
+	if (tracer_set_regs(t->tid, &regs) < 0)
+		return 0;
+	spin_point(t, &ev);
+	exact = memcmp(&want->fields[3], ev.args, sizeof(ev.args)) == 0;
+	if (exact ||
+	    (ev.args[1] == (uint64_t)want->fields[4] && ++r->spin_hits > SPIN_EXACT_HITS)) {
+		if (!exact)
+			hm_debug("task %d: spin-watch preemption at %#llx taken after %d passes "
+				 "(registers differ from the recording)",
+				 t->index, (unsigned long long)ev.args[0], SPIN_EXACT_HITS);
+		r->spin_hits = 0;
+		tracer_bp_clear();
+		memcpy(ev.args, &want->fields[3], sizeof(ev.args));
+		rec_digest_event(r, t, &ev, REC_EV_SPIN);
+		if (r->ended)
+			return 1;
+		if (r->opts->chaos)
+			t->priority = -1; /* as spin_preempt */
+		/* A site's int3 is hit again, and counted, when it goes on. */
+		rec_set_aside(r, t, TASK_READY, RESUME_CONT);
+		return 1;
+	}
+	if (at_site) {
+		/* Not yet: the site takes its hit as it would have. */
+		regs.rip++;
+		tracer_set_regs(t->tid, &regs);
+		return 0;
+	}
+	err = tracer_bp_step(t->tid);
+	if (err >= 0)
+		rec_resume(t, RESUME_CONT, err);
+	return 1;
 }
 
 /* Whether signal SIG pending for T was sent by the terminal (n_tty's
@@ -487,6 +640,29 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			rec_clock_advance(&r->clock, REC_TSC_NS);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
+		}
+		if (s->sig == SIGTRAP && !t->pending && r->opts->mode == REC_MODE_REPLAY) {
+			struct user_regs_struct regs;
+			uint64_t at;
+			pid_t in;
+
+			if (tracer_bp_active(&at, &in) && in == t->tgid &&
+			    tracer_get_regs(t->tid, &regs) == 0 && regs.rip - 1 == at) {
+				if (replay_spin_hit(r, t, 0))
+					break;
+				/* Another thread passes there: over it. */
+				int sig;
+
+				regs.rip = at;
+				tracer_set_regs(t->tid, &regs);
+				sig = tracer_bp_step(t->tid);
+				if (sig >= 0)
+					rec_resume(t, RESUME_CONT, sig);
+				break;
+			}
+			if (tracer_get_regs(t->tid, &regs) == 0 &&
+			    tracer_sites_live(t->tgid, regs.rip - 1) && replay_spin_hit(r, t, 1))
+				break;
 		}
 		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t))
 			break;
@@ -593,6 +769,25 @@ static void end_system_tasks(struct rec *r)
 	}
 }
 
+/* Replay: the run ended; the log must end here too, with the same status. */
+static void replay_check_end(struct rec *r)
+{
+	const struct rec_event_record *want;
+	const unsigned char *p;
+	size_t n;
+	int status = r->main_done ? r->main_status : HM_EXIT_INTERNAL;
+	struct rec_event_record end = { { REC_EV_END, status, (int64_t)r->events } };
+	int got = r->opts->source->peek(r->opts->source->ctx, &want, &p, &n);
+
+	if (got > 0 && REC_EV_KIND(want) == REC_EV_END && want->fields[1] == status)
+		return;
+	if (got > 0)
+		rec_diverged(r, want, &end, NULL);
+	else
+		rec_diverged(r, NULL, &end, got < 0 ? "the log is damaged here" : NULL);
+	r->main_status = HM_EXIT_DIVERGED;
+}
+
 static int64_t start_real_ns(void)
 {
 	struct timespec ts;
@@ -606,6 +801,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 {
 	struct tracer_trap *traps = xcalloc(rec_syscall_count(), sizeof(*traps));
 	struct tracer_launch launch = { 0 };
+	size_t ntraps = 0;
 	struct rec r;
 	int err;
 
@@ -622,16 +818,28 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		return err;
 	}
 	for (size_t i = 0; i < rec_syscall_count(); i++) {
-		traps[i].nr = rec_syscall_nr(rec_syscall_row(i));
-		traps[i].fd_min = rec_syscall_fd_min(rec_syscall_row(i));
+		const struct rec_syscall *row = rec_syscall_row(i);
+
+		/* Where a log is kept, every call of a row stops (capture.c). */
+		if (row->hidden == HIDDEN_RECORD && opts->mode != REC_MODE_RECORD)
+			continue;
+		if (row->hidden == HIDDEN_LOG && opts->mode == REC_MODE_RUN)
+			continue;
+		traps[ntraps].nr = row->nr;
+		traps[ntraps].fd_min = opts->mode == REC_MODE_RUN ? row->fd_min : 0;
+		ntraps++;
 	}
+	hm_buf_init(&r.payload);
 	launch.argv = opts->argv;
 	launch.envp = opts->envp;
 	launch.namespaces = opts->namespaces;
 	launch.network_host = opts->network_host;
 	launch.traps = traps;
-	launch.ntraps = rec_syscall_count();
+	launch.ntraps = ntraps;
 	launch.cpus = REC_VIRTUAL_CPUS;
+	launch.cwd = opts->cwd;
+	launch.binds = opts->binds;
+	launch.quiet = opts->quiet;
 	err = tracer_launch(&launch, &r.guest);
 	free(traps);
 	if (err) {
@@ -685,6 +893,8 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 			if (r.ended)
 				break;
 		}
+		if (opts->mode == REC_MODE_REPLAY)
+			replay_arm_spin(&r);
 		err = tracer_wait(&s);
 		if (err == -EINTR) {
 			if (tracer_dump_asked())
@@ -709,6 +919,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		handle(&r, &s);
 	}
 	tracer_blockwatch_stop();
+	tracer_bp_clear();
 	end_system_tasks(&r);
 	tracer_tsc_free();
 	tracer_sites_free();
@@ -720,8 +931,13 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	free(r.deferred);
 	rec_forget_outside(&r);
 	rec_fsvirt_free(r.fs);
+	hm_buf_free(&r.payload);
+	if (opts->mode == REC_MODE_REPLAY && !r.diverged)
+		replay_check_end(&r);
 	res->exit_status = r.main_done ? r.main_status : HM_EXIT_INTERNAL;
 	res->events = r.events;
 	res->digest = r.digest;
+	res->frames = r.frames;
+	res->preempt = r.ticks_source;
 	return 0;
 }

@@ -179,6 +179,16 @@ static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 
 	/* hermit ignores SIGPIPE; the guest must start with the default. */
 	signal(SIGPIPE, SIG_DFL);
+	if (l->cwd && chdir(l->cwd) < 0)
+		child_die("cannot enter the recorded working folder", errno, HM_EXIT_INTERNAL);
+	if (l->quiet) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			child_die("cannot send the guest's output to /dev/null", errno,
+				  HM_EXIT_INTERNAL);
+		close(null);
+	}
 	if (personality(ADDR_NO_RANDOMIZE) < 0)
 		child_die("cannot disable address randomization", errno, HM_EXIT_INTERNAL);
 	if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) < 0)
@@ -243,6 +253,83 @@ static void virtual_cpus(int cpus)
 	unlink(path);
 }
 
+/* Copy FROM to a new file TO (mode 0555). 0 or -errno. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, err = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write_all(out, buf, (size_t)n) < 0) {
+			err = -errno;
+			break;
+		}
+	}
+	if (n < 0)
+		err = -errno;
+	close(in);
+	close(out);
+	return err;
+}
+
+/*
+ * Replay: put each recorded file in place of its original path, in this
+ * mount namespace only. Where the original still exists, a bind mount
+ * covers it; where it is gone (the program was deleted), the folder gets
+ * a read-only overlay whose upper layer is a private tmpfs holding a copy.
+ */
+static void put_files_in_place(char *const *binds)
+{
+	char stage[] = "/tmp/hermit-stage-XXXXXX";
+	int staged = 0, n = 0;
+
+	for (size_t i = 0; binds && binds[i] && binds[i + 1]; i += 2) {
+		const char *file = binds[i], *path = binds[i + 1];
+		char dir[4096], layer[4096 + 64], copy[8192], opts[16384];
+		const char *slash = strrchr(path, '/');
+		struct stat st;
+
+		if (stat(path, &st) == 0) {
+			if (mount(file, path, NULL, MS_BIND, NULL) < 0)
+				child_die("cannot put a recorded file in place", errno,
+					  HM_EXIT_INTERNAL);
+			continue;
+		}
+		if (!slash || (size_t)(slash - path) >= sizeof(dir))
+			continue;
+		if (!staged) {
+			if (!mkdtemp(stage) || mount("tmpfs", stage, "tmpfs", 0, "mode=0700") < 0)
+				child_die("cannot stage the recorded files", errno,
+					  HM_EXIT_INTERNAL);
+			staged = 1;
+		}
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		if (!*dir)
+			snprintf(dir, sizeof(dir), "/");
+		snprintf(layer, sizeof(layer), "%s/%d", stage, n++);
+		snprintf(copy, sizeof(copy), "%s/%s", layer, slash + 1);
+		snprintf(opts, sizeof(opts), "lowerdir=%s:%s", layer, dir);
+		if (mkdir(layer, 0755) < 0 || copy_file(file, copy) < 0 ||
+		    mount("overlay", dir, "overlay", MS_RDONLY, opts) < 0) {
+			hm_error("cannot replay: '%s' is gone and cannot be put back: %s", path,
+				 hm_strerror(errno));
+			_exit(HM_EXIT_INTERNAL);
+		}
+	}
+	/* The stage folder stays empty on the host: remove it there. */
+	if (staged)
+		umount2(stage, MNT_DETACH), rmdir(stage);
+}
+
 /* Pid 1 of the new pid namespace. */
 static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 	__attribute__((noreturn));
@@ -257,6 +344,7 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 	if (!l->network_host)
 		loopback_up();
 	virtual_cpus(l->cpus);
+	put_files_in_place(l->binds);
 	sethostname("hermit", 6);
 	setdomainname("(none)", 6);
 	guest = fork();

@@ -258,10 +258,7 @@ int tracer_sites_fork(pid_t parent, pid_t child, pid_t child_tid, int keep)
 	return 0;
 }
 
-/* Step TID over the instruction at its rip, setting signals aside. A
- * fault the instruction itself raises (si_code > 0: from the kernel) is the
- * guest's: its signal number is returned, to be delivered. */
-static int step(pid_t tid)
+int tracer_singlestep(pid_t tid)
 {
 	int deferred[8], ndeferred = 0, err, fault = 0;
 	struct tracer_stop s;
@@ -294,6 +291,18 @@ static int step(pid_t tid)
 	return fault;
 }
 
+int tracer_sites_live(pid_t tgid, uint64_t addr)
+{
+	struct proc *p = proc_find(tgid);
+	struct site key, *s;
+
+	if (!p)
+		return 0;
+	key.addr = addr;
+	s = bsearch(&key, p->sites, p->n, sizeof(*p->sites), by_addr);
+	return s && s->hits_left;
+}
+
 int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site)
 {
 	struct proc *p = proc_find(tgid);
@@ -313,7 +322,7 @@ int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site)
 	if (!err)
 		err = poke(p, s->addr, s->orig);
 	if (!err)
-		err = step(tid);
+		err = tracer_singlestep(tid);
 	if (err < 0)
 		return err;
 	if (err > 0) {

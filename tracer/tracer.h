@@ -30,7 +30,11 @@ struct tracer_launch {
 	int network_host;		 /* keep the host's network namespace */
 	const struct tracer_trap *traps; /* syscalls to stop on */
 	size_t ntraps;
-	int cpus; /* CPUs the guest sees in /sys (namespaces only) */
+	int cpus;	    /* CPUs the guest sees in /sys (namespaces only) */
+	const char *cwd;    /* chdir here before exec; NULL: stay */
+	char *const *binds; /* pairs (file, path): FILE appears at PATH in the guest's mount
+			     * namespace (a bind mount; an overlay where PATH is gone) */
+	int quiet;	    /* the guest's stdout and stderr go to /dev/null */
 };
 
 struct tracer_guest {
@@ -175,6 +179,26 @@ void tracer_sites_drop(pid_t tgid);
  * 0 when it is not a site; -errno when the task died. */
 int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site);
 void tracer_sites_free(void);
+/* Whether process TGID has a site with hits left at ADDR (its int3 is there). */
+int tracer_sites_live(pid_t tgid, uint64_t addr);
+/* Step TID over the instruction at its rip, setting signals aside. A
+ * fault the instruction itself raises (si_code > 0: from the kernel) is
+ * the guest's: its signal number is returned, to be delivered. 0 when it
+ * stepped, -errno when the task died. */
+int tracer_singlestep(pid_t tid);
+
+/* ---- breakpoint.c: one breakpoint, where a replay must stop ---- */
+
+/* Put int3 at ADDR in process TGID (the one breakpoint: an earlier one
+ * is removed first). 0 or -errno. */
+int tracer_bp_set(pid_t tgid, uint64_t addr);
+/* Run TID, stopped with rip at the breakpoint, over the instruction under
+ * it and put it back: as tracer_singlestep. */
+int tracer_bp_step(pid_t tid);
+/* Remove the breakpoint, if there is one (and its process lives). */
+void tracer_bp_clear(void);
+/* Whether a breakpoint is set, and where (address and process). */
+int tracer_bp_active(uint64_t *addr, pid_t *tgid);
 
 /* ---- blockwatch.c ---- */
 

@@ -2,13 +2,18 @@
 /*
  * Unit tests for common/: RFC 3339 timestamps and durations (what --epoch
  * and the timeout options accept), log levels and messages, the allocation
- * wrappers and the growable buffer. Expected values are worked out by hand
- * or with date(1), never by calling the code under test, so each assertion
- * can fail; timestamps are compared in nanoseconds since the Unix epoch.
+ * wrappers and the growable buffer, xz streams, the data directory, JSON
+ * files and the file store. Expected values are worked out by hand or with
+ * date(1) and sha256sum(1), never by calling the code under test, so each
+ * assertion can fail; timestamps are compared in nanoseconds since the Unix
+ * epoch. The file tests each get a scratch folder under /tmp.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -692,6 +699,914 @@ static void test_buf_large(void **state)
 	free(big);
 }
 
+/* ---- scratch folders for the file tests ---- */
+
+/* Remove one entry; nftw(3) walks depth first (FTW_DEPTH). */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Setup: a fresh folder under /tmp, its path in *STATE. */
+static int scratch_setup(void **state)
+{
+	char *dir = strdup("/tmp/hermit-test-common-XXXXXX");
+
+	if (!dir || !mkdtemp(dir)) {
+		free(dir);
+		return -1;
+	}
+	*state = dir;
+	return 0;
+}
+
+static int scratch_teardown(void **state)
+{
+	char *dir = *state;
+	int rc = nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+	free(dir);
+	return rc;
+}
+
+/* A malloc'd "<DIR>/<NAME>". */
+static char *in_dir(const char *dir, const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+
+	assert_non_null(p);
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, n), (ssize_t)n);
+	assert_int_equal(close(fd), 0);
+}
+
+/* The whole of PATH in B (reset first), read with stdio, not hm_read_file. */
+static void slurp(const char *path, struct hm_buf *b)
+{
+	char chunk[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	assert_non_null(f);
+	hm_buf_reset(b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		hm_buf_add(b, chunk, n);
+	fclose(f);
+}
+
+/* Entries of DIR other than "." and ".."; fails on a temporary file. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (strstr(e->d_name, ".tmp."))
+			fail_msg("temporary file left: '%s/%s'", dir, e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int is_dir_0700(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700;
+}
+
+/* ---- xz.c ---- */
+
+/*
+ * N bytes that are neither all compressible nor all noise: runs of text,
+ * of xorshift noise, of zeros and of a counter, each of an uneven length,
+ * so that compressed blocks end at no particular place.
+ */
+static unsigned char *varied_data(size_t n, uint32_t seed)
+{
+	static const char words[] = "deterministic record replay of a tracee under ptrace ";
+	unsigned char *p = malloc(n);
+	uint32_t x = seed | 1;
+	size_t at = 0;
+
+	assert_non_null(p);
+	while (at < n) {
+		size_t run = 1000 + (x % 20000), kind = (x >> 8) % 4;
+
+		for (size_t i = 0; i < run && at < n; i++, at++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			p[at] = kind == 0   ? (unsigned char)words[at % (sizeof(words) - 1)]
+				: kind == 1 ? (unsigned char)x
+				: kind == 2 ? 0
+					    : (unsigned char)(at / 7);
+		}
+	}
+	return p;
+}
+
+/* Compress DATA[0..N) to a new file at PATH in chunks of uneven size, with
+ * a flush after every 8th. */
+static void xz_write_file(const char *path, const unsigned char *data, size_t n)
+{
+	struct hm_xzw *w;
+	size_t at = 0, step = 1, k = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(hm_xzw_open(&w, fd), 0);
+	while (at < n) {
+		size_t c = step < n - at ? step : n - at;
+
+		assert_int_equal(hm_xzw_write(w, data + at, c), 0);
+		at += c;
+		step = (step * 7 + 3) % 50000 + 1;
+		if (++k % 8 == 0)
+			assert_int_equal(hm_xzw_flush(w), 0);
+	}
+	assert_int_equal(hm_xzw_close(w), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/* Decompress PATH into OUT with reads of uneven size; the last result (0,
+ * or the error that ended it). */
+static ssize_t xz_read_file(const char *path, struct hm_buf *out)
+{
+	struct hm_xzr *r;
+	unsigned char chunk[70000];
+	size_t want = 1;
+	ssize_t got;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(hm_xzr_open(&r, fd), 0);
+	hm_buf_reset(out);
+	while ((got = hm_xzr_read(r, chunk, want)) > 0) {
+		assert_true((size_t)got <= want);
+		hm_buf_add(out, chunk, (size_t)got);
+		want = (want * 5 + 11) % sizeof(chunk) + 1;
+	}
+	/* The end, or the error, stays. */
+	assert_int_equal(hm_xzr_read(r, chunk, sizeof(chunk)), got);
+	hm_xzr_close(r);
+	close(fd);
+	return got;
+}
+
+static void test_xz_round_trip(void **state)
+{
+	enum { N = 1000003 };
+	unsigned char *data = varied_data(N, 12345);
+	char *path = in_dir(*state, "rt.xz");
+	struct hm_buf out;
+	struct stat st;
+
+	hm_buf_init(&out);
+	xz_write_file(path, data, N);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > 12 && st.st_size < N); /* compressed, yet not empty */
+	assert_int_equal(xz_read_file(path, &out), 0);
+	assert_int_equal(out.len, N);
+	assert_memory_equal(out.data, data, N);
+
+	/* An empty stream is a stream too. */
+	xz_write_file(path, data, 0);
+	assert_int_equal(xz_read_file(path, &out), 0);
+	assert_int_equal(out.len, 0);
+	hm_buf_free(&out);
+	free(path);
+	free(data);
+}
+
+/* A recorder killed after a flush: what came before the flush is all there. */
+static void test_xz_truncated(void **state)
+{
+	enum { A = 300001, B = 200003 };
+	unsigned char *data = varied_data(A + B, 777);
+	char *path = in_dir(*state, "cut.xz");
+	struct hm_buf out;
+	struct hm_xzw *w;
+	off_t flushed;
+	struct stat st;
+	int fd;
+
+	hm_buf_init(&out);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(hm_xzw_open(&w, fd), 0);
+	assert_int_equal(hm_xzw_write(w, data, A / 2), 0);
+	assert_int_equal(hm_xzw_flush(w), 0);
+	assert_int_equal(hm_xzw_write(w, data + A / 2, A - A / 2), 0);
+	assert_int_equal(hm_xzw_flush(w), 0);
+	/* Everything before the flush is in the file, not in our buffer. */
+	assert_int_equal(fstat(fd, &st), 0);
+	flushed = st.st_size;
+	assert_int_equal(hm_xzw_write(w, data + A, B), 0);
+	assert_int_equal(hm_xzw_close(w), 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > flushed + 100);
+
+	/* Cut a few bytes into the block after the flush. */
+	assert_int_equal(truncate(path, flushed + 5), 0);
+	assert_int_equal(xz_read_file(path, &out), -EPIPE);
+	assert_int_equal(out.len, A);
+	assert_memory_equal(out.data, data, A);
+
+	/* Cut right at the flush. */
+	assert_int_equal(truncate(path, flushed), 0);
+	assert_int_equal(xz_read_file(path, &out), -EPIPE);
+	assert_int_equal(out.len, A);
+	assert_memory_equal(out.data, data, A);
+
+	/* Cut inside the first block: a prefix of the data, then -EPIPE. */
+	assert_int_equal(truncate(path, flushed / 4), 0);
+	assert_int_equal(xz_read_file(path, &out), -EPIPE);
+	assert_true(out.len < A / 2);
+	assert_memory_equal(out.data, data, out.len);
+
+	/* Only the stream header left, or nothing at all. */
+	assert_int_equal(truncate(path, 12), 0);
+	assert_int_equal(xz_read_file(path, &out), -EPIPE);
+	assert_int_equal(out.len, 0);
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(xz_read_file(path, &out), -EPIPE);
+	assert_int_equal(out.len, 0);
+	hm_buf_free(&out);
+	free(path);
+	free(data);
+}
+
+static void flip_byte(const char *path, off_t at)
+{
+	unsigned char c;
+	int fd = open(path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, at), 1);
+	c ^= 0x55;
+	assert_int_equal(pwrite(fd, &c, 1, at), 1);
+	close(fd);
+}
+
+static void test_xz_corrupt(void **state)
+{
+	enum { N = 1 << 20 };
+	unsigned char *data = varied_data(N, 4242);
+	char *path = in_dir(*state, "bad.xz");
+	struct hm_buf out;
+	struct stat st;
+	ssize_t rc;
+
+	hm_buf_init(&out);
+	xz_write_file(path, data, N);
+	assert_int_equal(stat(path, &st), 0);
+	flip_byte(path, st.st_size / 2);
+	rc = xz_read_file(path, &out);
+	if (rc != -EBADMSG && rc != -EPIPE)
+		fail_msg("a flipped byte gave %zd", rc);
+	assert_true(out.len < N);
+
+	/* A flipped byte in the magic: not xz at all. */
+	xz_write_file(path, data, N);
+	flip_byte(path, 1);
+	assert_int_equal(xz_read_file(path, &out), -EBADMSG);
+	assert_int_equal(out.len, 0);
+	hm_buf_free(&out);
+	free(path);
+	free(data);
+}
+
+static void test_xz_not_xz(void **state)
+{
+	static const char text[] = "hermit: this is a plain text file, not an xz stream\n";
+	char *path = in_dir(*state, "plain");
+	struct hm_buf out;
+
+	hm_buf_init(&out);
+	write_file(path, text, sizeof(text) - 1);
+	assert_int_equal(xz_read_file(path, &out), -EBADMSG);
+	assert_int_equal(out.len, 0);
+	hm_buf_free(&out);
+	free(path);
+}
+
+/* /dev/full fails every write(2) with ENOSPC: the error sticks. */
+static void test_xz_write_error(void **state)
+{
+	enum { N = 1 << 20 };
+	unsigned char *data = varied_data(N, 99);
+	struct hm_xzw *w;
+	int fd = open("/dev/full", O_WRONLY), rc = 0;
+
+	(void)state;
+	if (fd < 0) {
+		free(data);
+		skip();
+	}
+	assert_int_equal(hm_xzw_open(&w, fd), 0);
+	/* Noise does not compress: the 64 KiB buffer fills within 1 MiB. */
+	for (size_t at = 0; at < N && rc == 0; at += 4096)
+		rc = hm_xzw_write(w, data + at, 4096);
+	assert_int_equal(rc, -ENOSPC);
+	assert_int_equal(hm_xzw_write(w, "x", 1), -ENOSPC);
+	assert_int_equal(hm_xzw_flush(w), -ENOSPC);
+	assert_int_equal(hm_xzw_close(w), -ENOSPC);
+	close(fd);
+
+	/* A flush alone writes, so it meets the error too. */
+	fd = open("/dev/full", O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(hm_xzw_open(&w, fd), 0);
+	assert_int_equal(hm_xzw_write(w, "abc", 3), 0);
+	assert_int_equal(hm_xzw_flush(w), -ENOSPC);
+	assert_int_equal(hm_xzw_close(w), -ENOSPC);
+	close(fd);
+	free(data);
+}
+
+/* ---- datadir.c ---- */
+
+/* Set NAME to VALUE, or unset it when VALUE is NULL. */
+static void set_env(const char *name, const char *value)
+{
+	if (value)
+		assert_int_equal(setenv(name, value, 1), 0);
+	else
+		assert_int_equal(unsetenv(name), 0);
+}
+
+static void expect_datadir(const char *want)
+{
+	char *got = hm_datadir_path();
+
+	if (!want) {
+		assert_null(got);
+		return;
+	}
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_datadir_path(void **state)
+{
+	static const char *const names[] = { "HERMIT_DATA_DIR", "XDG_DATA_HOME", "HOME" };
+	char *saved[3];
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		const char *v = getenv(names[i]);
+
+		saved[i] = v ? strdup(v) : NULL;
+	}
+	set_env("HERMIT_DATA_DIR", "/d/hermit-data");
+	set_env("XDG_DATA_HOME", "/x/share");
+	set_env("HOME", "/home/u");
+	expect_datadir("/d/hermit-data");
+	set_env("HERMIT_DATA_DIR", NULL);
+	expect_datadir("/x/share/hermit");
+	set_env("XDG_DATA_HOME", NULL);
+	expect_datadir("/home/u/.local/share/hermit");
+	set_env("HOME", NULL);
+	expect_datadir(NULL);
+
+	/* HERMIT_DATA_DIR wins over HOME alone; empty values count as unset. */
+	set_env("HOME", "/home/u");
+	set_env("HERMIT_DATA_DIR", "rel/dir");
+	expect_datadir("rel/dir");
+	set_env("HERMIT_DATA_DIR", "");
+	set_env("XDG_DATA_HOME", "");
+	expect_datadir("/home/u/.local/share/hermit");
+	/* XDG Base Directory: a relative XDG_DATA_HOME is ignored. */
+	set_env("XDG_DATA_HOME", "share");
+	expect_datadir("/home/u/.local/share/hermit");
+	set_env("HOME", "");
+	expect_datadir(NULL);
+
+	for (int i = 0; i < 3; i++) {
+		set_env(names[i], saved[i]);
+		free(saved[i]);
+	}
+}
+
+static void test_datadir_ensure(void **state)
+{
+	char *dd = in_dir(*state, "a/b//c/hermit");
+	char *rec = in_dir(dd, "recordings"), *a = in_dir(*state, "a");
+	char *file = in_dir(*state, "file");
+
+	assert_int_equal(hm_datadir_ensure(dd), 0);
+	assert_true(is_dir_0700(a));
+	assert_true(is_dir_0700(dd));
+	assert_true(is_dir_0700(rec));
+	/* Again: all there, nothing to do. */
+	assert_int_equal(hm_datadir_ensure(dd), 0);
+	assert_int_equal(count_entries(dd), 1);
+
+	write_file(file, "x", 1);
+	assert_int_equal(hm_datadir_ensure(file), -ENOTDIR);
+	free(file);
+	file = in_dir(*state, "file/sub");
+	assert_int_equal(hm_datadir_ensure(file), -ENOTDIR);
+	free(file);
+	free(a);
+	free(rec);
+	free(dd);
+}
+
+/* Create a recording named after BASE and check it is WANT. */
+static void expect_create(const char *dd, const char *base, const char *want)
+{
+	char *id = NULL, *dir = NULL, *rec = in_dir(dd, "recordings"), *want_dir;
+
+	want_dir = in_dir(rec, want);
+	assert_int_equal(hm_recording_create(dd, base, &id, &dir), 0);
+	assert_string_equal(id, want);
+	assert_string_equal(dir, want_dir);
+	assert_true(is_dir_0700(dir));
+	assert_true(hm_recording_id_valid(id));
+	free(want_dir);
+	free(rec);
+	free(id);
+	free(dir);
+}
+
+static void test_recording_create(void **state)
+{
+	const char *dd = *state;
+	char *dir, *id, *ls0 = in_dir(dd, "recordings/ls-0"), *stray;
+	char longbase[101], want[80];
+
+	/* No recordings folder yet. */
+	assert_int_equal(hm_recording_create(dd, "ls", &id, &dir), -ENOENT);
+	assert_int_equal(hm_datadir_ensure(dd), 0);
+	expect_create(dd, "ls", "ls-0");
+	expect_create(dd, "ls", "ls-1");
+	expect_create(dd, "a/b", "a_b-0");
+	expect_create(dd, "a\tb", "a_b-1");
+	expect_create(dd, "", "prog-0");
+	expect_create(dd, ".", "_-0");
+	expect_create(dd, "..hidden", "_.hidden-0");
+	expect_create(dd, "h\xc3\xa9llo", "h\xc3\xa9llo-0");
+	memset(longbase, 'x', 100);
+	longbase[100] = 0;
+	memset(want, 'x', 64);
+	strcpy(want + 64, "-0");
+	expect_create(dd, longbase, want);
+	/* A two-byte character across byte 64 is left out whole. */
+	longbase[63] = '\xc3';
+	longbase[64] = '\xa9';
+	strcpy(want + 63, "-0");
+	expect_create(dd, longbase, want);
+
+	/* The smallest free number, not one past the largest. */
+	assert_int_equal(rmdir(ls0), 0);
+	expect_create(dd, "ls", "ls-0");
+	expect_create(dd, "ls", "ls-2");
+
+	assert_int_equal(hm_recording_dir(dd, "ls-1", &dir), 0);
+	assert_string_equal(dir + strlen(dd), "/recordings/ls-1");
+	free(dir);
+	assert_int_equal(hm_recording_dir(dd, "ls-9", &dir), -ENOENT);
+	assert_int_equal(hm_recording_dir(dd, "../recordings", &dir), -EINVAL);
+	assert_int_equal(hm_recording_dir(dd, "", &dir), -EINVAL);
+	/* A file is no recording. */
+	stray = in_dir(dd, "recordings/stray-0");
+	write_file(stray, "x", 1);
+	assert_int_equal(hm_recording_dir(dd, "stray-0", &dir), -ENOENT);
+	free(stray);
+	free(ls0);
+}
+
+/* Recorders that start at once never share an id: mkdir(2) is the lock. */
+static void test_recording_create_race(void **state)
+{
+	enum { PROCS = 4, EACH = 25 };
+	const char *dd = *state;
+	char *rec, name[32];
+	pid_t pids[PROCS];
+
+	assert_int_equal(hm_datadir_ensure(dd), 0);
+	for (int i = 0; i < PROCS; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			for (int k = 0; k < EACH; k++) {
+				char *id, *dir;
+
+				if (hm_recording_create(dd, "race", &id, &dir) != 0)
+					_exit(1);
+				free(id);
+				free(dir);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < PROCS; i++) {
+		int status;
+
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	/* PROCS * EACH folders made, so if two had shared one, race-99 would be missing. */
+	rec = in_dir(dd, "recordings");
+	assert_int_equal(count_entries(rec), PROCS * EACH);
+	for (int n = 0; n < PROCS * EACH; n++) {
+		char *d;
+
+		snprintf(name, sizeof(name), "recordings/race-%d", n);
+		d = in_dir(dd, name);
+		assert_true(is_dir_0700(d));
+		free(d);
+	}
+	free(rec);
+}
+
+static void test_recording_id_valid(void **state)
+{
+	char id[202];
+
+	(void)state;
+	assert_true(hm_recording_id_valid("ls-0"));
+	assert_true(hm_recording_id_valid("a"));
+	assert_true(hm_recording_id_valid("a.b"));
+	assert_true(hm_recording_id_valid("a..b"));
+	assert_true(hm_recording_id_valid("h\xc3\xa9llo-1"));
+	assert_true(hm_recording_id_valid("with space"));
+	assert_false(hm_recording_id_valid(""));
+	assert_false(hm_recording_id_valid("."));
+	assert_false(hm_recording_id_valid(".."));
+	assert_false(hm_recording_id_valid(".hidden"));
+	assert_false(hm_recording_id_valid("a/b"));
+	assert_false(hm_recording_id_valid("/abs"));
+	assert_false(hm_recording_id_valid("a\nb"));
+	assert_false(hm_recording_id_valid("tab\t"));
+	assert_false(hm_recording_id_valid("del\x7f"));
+	memset(id, 'x', 200);
+	id[200] = 0;
+	assert_true(hm_recording_id_valid(id));
+	id[200] = 'x';
+	id[201] = 0;
+	assert_false(hm_recording_id_valid(id));
+}
+
+static void test_write_atomic(void **state)
+{
+	const char *dir = *state;
+	char *path = in_dir(dir, "meta"), *sub = in_dir(dir, "sub"), *missing;
+	struct hm_buf b;
+
+	hm_buf_init(&b);
+	assert_int_equal(hm_write_atomic(path, "first", 5), 0);
+	slurp(path, &b);
+	assert_int_equal(b.len, 5);
+	assert_memory_equal(b.data, "first", 5);
+	assert_int_equal(hm_write_atomic(path, "second, longer", 14), 0);
+	slurp(path, &b);
+	assert_int_equal(b.len, 14);
+	assert_memory_equal(b.data, "second, longer", 14);
+	assert_int_equal(hm_write_atomic(path, "", 0), 0);
+	slurp(path, &b);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(count_entries(dir), 1);
+
+	/* rename(2) onto a folder fails: the temporary file goes, the folder stays. */
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(hm_write_atomic(sub, "x", 1), -EISDIR);
+	assert_true(is_dir_0700(sub));
+	assert_int_equal(count_entries(dir), 2);
+	missing = in_dir(dir, "no/such");
+	assert_int_equal(hm_write_atomic(missing, "x", 1), -ENOENT);
+	assert_int_equal(count_entries(dir), 2);
+	free(missing);
+	hm_buf_free(&b);
+	free(sub);
+	free(path);
+}
+
+static void test_read_file(void **state)
+{
+	char *path = in_dir(*state, "ten"), *missing = in_dir(*state, "missing");
+	struct hm_buf b;
+
+	hm_buf_init(&b);
+	write_file(path, "0123456789", 10);
+	hm_buf_add(&b, "<", 1);
+	assert_int_equal(hm_read_file(path, 10, &b), 0);
+	assert_string_equal((char *)b.data, "<0123456789");
+	/* Past the limit: -EFBIG and the buffer as it was. */
+	assert_int_equal(hm_read_file(path, 9, &b), -EFBIG);
+	assert_string_equal((char *)b.data, "<0123456789");
+	assert_int_equal(hm_read_file(path, 0, &b), -EFBIG);
+	assert_int_equal(b.len, 11);
+	assert_int_equal(hm_read_file(missing, 10, &b), -ENOENT);
+	assert_int_equal(hm_read_file(*state, 10, &b), -EISDIR);
+	assert_int_equal(b.len, 11);
+	hm_buf_free(&b);
+	free(missing);
+	free(path);
+}
+
+static void test_last(void **state)
+{
+	const char *dd = *state;
+	char *last = in_dir(dd, "LAST"), *id = NULL, junk[5000];
+	struct hm_buf b;
+
+	hm_buf_init(&b);
+	assert_int_equal(hm_datadir_get_last(dd, &id), -ENOENT);
+	assert_int_equal(hm_datadir_set_last(dd, "ls-3"), 0);
+	slurp(last, &b);
+	assert_int_equal(b.len, 5);
+	assert_memory_equal(b.data, "ls-3\n", 5);
+	assert_int_equal(hm_datadir_get_last(dd, &id), 0);
+	assert_string_equal(id, "ls-3");
+	free(id);
+	assert_int_equal(hm_datadir_set_last(dd, "cat-12"), 0);
+	assert_int_equal(hm_datadir_get_last(dd, &id), 0);
+	assert_string_equal(id, "cat-12");
+	free(id);
+	assert_int_equal(hm_datadir_set_last(dd, "../x"), -EINVAL);
+	assert_int_equal(count_entries(dd), 1);
+
+	/* What another hand may have left there. */
+	write_file(last, "../../etc\n", 10);
+	assert_int_equal(hm_datadir_get_last(dd, &id), -EBADMSG);
+	write_file(last, "", 0);
+	assert_int_equal(hm_datadir_get_last(dd, &id), -EBADMSG);
+	write_file(last, "\n", 1);
+	assert_int_equal(hm_datadir_get_last(dd, &id), -EBADMSG);
+	write_file(last, "ls-1\nls-2\n", 10);
+	assert_int_equal(hm_datadir_get_last(dd, &id), -EBADMSG);
+	write_file(last, "ls\0-1\n", 6);
+	assert_int_equal(hm_datadir_get_last(dd, &id), -EBADMSG);
+	memset(junk, 'x', sizeof(junk));
+	write_file(last, junk, sizeof(junk));
+	assert_int_equal(hm_datadir_get_last(dd, &id), -EBADMSG);
+	/* No newline at the end is still an id. */
+	write_file(last, "ls-7", 4);
+	assert_int_equal(hm_datadir_get_last(dd, &id), 0);
+	assert_string_equal(id, "ls-7");
+	free(id);
+	hm_buf_free(&b);
+	free(last);
+}
+
+/* ---- json.c ---- */
+
+static void test_json_round_trip(void **state)
+{
+	char *path = in_dir(*state, "meta.json");
+	cJSON *doc = cJSON_CreateObject(), *back = NULL, *arr;
+	struct hm_buf b;
+
+	hm_buf_init(&b);
+	assert_non_null(cJSON_AddStringToObject(doc, "program", "/bin/ls"));
+	assert_non_null(cJSON_AddNumberToObject(doc, "seed", 42));
+	assert_non_null(cJSON_AddNumberToObject(doc, "neg", -7));
+	assert_non_null(cJSON_AddNumberToObject(doc, "epoch_ns", 1767225600000000000.0));
+	assert_non_null(cJSON_AddNumberToObject(doc, "big", 9007199254740992.0)); /* 2^53 */
+	assert_non_null(cJSON_AddNumberToObject(doc, "half", 1.5));
+	assert_non_null(cJSON_AddNumberToObject(doc, "huge", 1e300));
+	assert_non_null(cJSON_AddNumberToObject(doc, "ns", 1767225600123456768.0));
+	assert_non_null(cJSON_AddNumberToObject(doc, "min", -9223372036854775808.0));
+	assert_non_null(cJSON_AddNumberToObject(doc, "sum", 0.1 + 0.2));
+	assert_non_null(cJSON_AddTrueToObject(doc, "ok"));
+	arr = cJSON_AddArrayToObject(doc, "argv");
+	assert_non_null(arr);
+	cJSON_AddItemToArray(arr, cJSON_CreateString("ls"));
+	cJSON_AddItemToArray(arr, cJSON_CreateString("-l \"q\" \xc3\xa9"));
+
+	assert_int_equal(hm_json_write(path, doc), 0);
+	slurp(path, &b);
+	assert_true(b.len > 2);
+	assert_int_equal(b.data[0], '{');
+	assert_int_equal(b.data[b.len - 1], '\n');
+	assert_non_null(strchr((char *)b.data, '\t')); /* formatted */
+	/* Numbers exactly, where cJSON 1.7.15 alone would write 9007199254740990. */
+	assert_non_null(strstr((char *)b.data, "9007199254740992"));
+	assert_non_null(strstr((char *)b.data, "1767225600123456768"));
+	assert_int_equal(count_entries(*state), 1);
+
+	assert_int_equal(hm_json_read(path, &back), 0);
+	assert_true(cJSON_Compare(doc, back, 1));
+	assert_string_equal(hm_json_str(back, "program", "?"), "/bin/ls");
+	assert_string_equal(hm_json_str(back, "missing", "?"), "?");
+	assert_string_equal(hm_json_str(back, "seed", "?"), "?");
+	assert_null(hm_json_str(back, "missing", NULL));
+	assert_int_equal(hm_json_int(back, "seed", -1), 42);
+	assert_int_equal(hm_json_int(back, "neg", -1), -7);
+	assert_int_equal(hm_json_int(back, "epoch_ns", -1), 1767225600000000000LL);
+	assert_int_equal(hm_json_int(back, "big", -1), 9007199254740992LL);
+	assert_int_equal(hm_json_int(back, "ns", -1), 1767225600123456768LL);
+	assert_int_equal(hm_json_int(back, "min", -1), INT64_MIN);
+	assert_true(cJSON_GetObjectItemCaseSensitive(back, "sum")->valuedouble == 0.1 + 0.2);
+	assert_true(cJSON_GetObjectItemCaseSensitive(back, "half")->valuedouble == 1.5);
+	assert_int_equal(hm_json_int(back, "half", -1), -1);
+	assert_int_equal(hm_json_int(back, "huge", -1), -1);
+	assert_int_equal(hm_json_int(back, "program", -1), -1);
+	assert_int_equal(hm_json_int(back, "ok", -1), -1);
+	assert_int_equal(hm_json_int(back, "missing", 5), 5);
+	assert_string_equal(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(back, "argv"), 1)->valuestring,
+		"-l \"q\" \xc3\xa9");
+	/* Member names are matched exactly. */
+	assert_int_equal(hm_json_int(back, "SEED", -1), -1);
+	cJSON_Delete(back);
+	cJSON_Delete(doc);
+	hm_buf_free(&b);
+	free(path);
+}
+
+/* Write TEXT to PATH and expect hm_json_read to answer WANT. */
+static void expect_json_read(const char *path, const char *text, size_t n, int want)
+{
+	cJSON *doc = NULL;
+
+	write_file(path, text, n);
+	assert_int_equal(hm_json_read(path, &doc), want);
+	if (want == 0)
+		assert_true(cJSON_IsObject(doc));
+	cJSON_Delete(doc);
+}
+
+static void test_json_malformed(void **state)
+{
+	char *path = in_dir(*state, "bad.json"), *missing = in_dir(*state, "none.json");
+	cJSON *doc = NULL;
+
+	expect_json_read(path, "{\"a\": ", 6, -EBADMSG);
+	expect_json_read(path, "{\"a\": 1,}", 9, -EBADMSG);
+	expect_json_read(path, "[1, 2]", 6, -EBADMSG);
+	expect_json_read(path, "\"str\"", 5, -EBADMSG);
+	expect_json_read(path, "{} x", 4, -EBADMSG);
+	expect_json_read(path, "", 0, -EBADMSG);
+	expect_json_read(path, "{}\0{}", 5, -EBADMSG);
+	expect_json_read(path, "\x89PNG\r\n", 6, -EBADMSG);
+	expect_json_read(path, " {\"a\": 1}\n\n", 11, 0);
+	expect_json_read(path, "{}", 2, 0);
+	assert_int_equal(hm_json_read(missing, &doc), -ENOENT);
+	assert_null(doc);
+	free(missing);
+	free(path);
+}
+
+/* ---- filestore.c ---- */
+
+#define SHA_ABC	  "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+#define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+static void test_sha256_file(void **state)
+{
+	enum { MILLION = 1000000 };
+	char *path = in_dir(*state, "f"), hex[65];
+	char *a = malloc(MILLION);
+
+	assert_non_null(a);
+	write_file(path, "abc", 3);
+	assert_int_equal(hm_sha256_file(path, hex), 0);
+	assert_string_equal(hex, SHA_ABC);
+	write_file(path, "", 0);
+	assert_int_equal(hm_sha256_file(path, hex), 0);
+	assert_string_equal(hex, SHA_EMPTY);
+	/* FIPS 180-2 appendix B.3: one million 'a', across many reads. */
+	memset(a, 'a', MILLION);
+	write_file(path, a, MILLION);
+	assert_int_equal(hm_sha256_file(path, hex), 0);
+	assert_string_equal(hex,
+			    "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	unlink(path);
+	assert_int_equal(hm_sha256_file(path, hex), -ENOENT);
+	free(a);
+	free(path);
+}
+
+/* The stored file for HEX in STORE holds WANT and is SRC's inode or a
+ * read-only copy. */
+static void expect_stored(const char *store, const char *hex, const char *src, const char *want)
+{
+	char *path = in_dir(store, hex);
+	struct stat st, sst;
+	struct hm_buf b;
+
+	hm_buf_init(&b);
+	slurp(path, &b);
+	assert_int_equal(b.len, strlen(want));
+	assert_memory_equal(b.data, want, b.len);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(src, &sst), 0);
+	if (st.st_ino != sst.st_ino || st.st_dev != sst.st_dev)
+		assert_int_equal(st.st_mode & 07777, 0444);
+	hm_buf_free(&b);
+	free(path);
+}
+
+static void test_store_file(void **state)
+{
+	const char *dir = *state;
+	char *store = in_dir(dir, "store"), *src1 = in_dir(dir, "one"), *src2 = in_dir(dir, "two");
+	char *src3 = in_dir(dir, "three"), *stored, hex[65];
+	struct stat st1, st;
+	uint64_t size = 0;
+
+	assert_int_equal(mkdir(store, 0700), 0);
+	write_file(src1, "abc", 3);
+	write_file(src2, "abc", 3);
+	write_file(src3, "abd", 3);
+
+	assert_int_equal(hm_store_file(store, src1, hex, &size), 0);
+	assert_string_equal(hex, SHA_ABC);
+	assert_int_equal(size, 3);
+	expect_stored(store, hex, src1, "abc");
+	assert_int_equal(count_entries(store), 1);
+
+	/* The same content from another file: stored once, the first one kept. */
+	stored = in_dir(store, SHA_ABC);
+	assert_int_equal(lstat(stored, &st1), 0);
+	memset(hex, 0, sizeof(hex));
+	size = 0;
+	assert_int_equal(hm_store_file(store, src2, hex, &size), 0);
+	assert_string_equal(hex, SHA_ABC);
+	assert_int_equal(size, 3);
+	assert_int_equal(count_entries(store), 1);
+	assert_int_equal(lstat(stored, &st), 0);
+	assert_int_equal(st.st_ino, st1.st_ino);
+	/* And the same file again. */
+	assert_int_equal(hm_store_file(store, src1, hex, &size), 0);
+	assert_int_equal(count_entries(store), 1);
+
+	/* Other content, another name. */
+	assert_int_equal(hm_store_file(store, src3, hex, &size), 0);
+	assert_string_not_equal(hex, SHA_ABC);
+	assert_int_equal(strlen(hex), 64);
+	assert_int_equal(strspn(hex, "0123456789abcdef"), 64);
+	expect_stored(store, hex, src3, "abd");
+	assert_int_equal(count_entries(store), 2);
+
+	assert_int_equal(hm_store_file(store, store, hex, &size), -EINVAL);
+	unlink(src2);
+	assert_int_equal(hm_store_file(store, src2, hex, &size), -ENOENT);
+	assert_int_equal(count_entries(store), 2);
+	free(stored);
+	free(src3);
+	free(src2);
+	free(src1);
+	free(store);
+}
+
+/* Across file systems link(2) fails with EXDEV: the file is copied, 0444. */
+static void test_store_file_copy(void **state)
+{
+	char shm[] = "/dev/shm/hermit-test-common-XXXXXX";
+	char *src, *stored, hex[65];
+	struct stat a, b;
+	uint64_t size = 0;
+
+	if (!mkdtemp(shm))
+		skip();
+	src = in_dir(shm, "src");
+	write_file(src, "abc", 3);
+	if (stat(shm, &a) != 0 || stat(*state, &b) != 0 || a.st_dev == b.st_dev) {
+		unlink(src);
+		rmdir(shm);
+		free(src);
+		skip(); /* one file system: no EXDEV to provoke */
+	}
+	assert_int_equal(hm_store_file(*state, src, hex, &size), 0);
+	assert_string_equal(hex, SHA_ABC);
+	assert_int_equal(size, 3);
+	stored = in_dir(*state, SHA_ABC);
+	assert_int_equal(stat(stored, &a), 0);
+	assert_int_equal(a.st_mode & 07777, 0444);
+	assert_int_equal(a.st_nlink, 1);
+	expect_stored(*state, hex, src, "abc");
+	assert_int_equal(count_entries(*state), 1);
+	unlink(src);
+	rmdir(shm);
+	free(stored);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,6 +1640,31 @@ int main(void)
 		cmocka_unit_test(test_buf_grow),
 		cmocka_unit_test(test_buf_reset),
 		cmocka_unit_test(test_buf_large),
+		cmocka_unit_test_setup_teardown(test_xz_round_trip, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_xz_truncated, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_xz_corrupt, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_xz_not_xz, scratch_setup, scratch_teardown),
+		cmocka_unit_test(test_xz_write_error),
+		cmocka_unit_test(test_datadir_path),
+		cmocka_unit_test_setup_teardown(test_datadir_ensure, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_recording_create, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_recording_create_race, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test(test_recording_id_valid),
+		cmocka_unit_test_setup_teardown(test_write_atomic, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_read_file, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_last, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_json_round_trip, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_json_malformed, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_file, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_store_file, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_store_file_copy, scratch_setup,
+						scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

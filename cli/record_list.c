@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * `hermit record list [--json]`, `hermit record rm ID...` and
+ * `hermit record clean`: the recordings of the data folder. A recording
+ * whose recorder still runs is listed as "recording" and never removed.
+ */
+#include "config.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common/common.h"
+#include "replayer/replayer.h"
+
+struct entry {
+	char *id;
+	char *command;
+	char *created;
+	const char *state;
+	int64_t events;
+	uint64_t size;
+};
+
+static uint64_t tree_bytes;
+
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F)
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+static uint64_t dir_size(const char *dir)
+{
+	tree_bytes = 0;
+	nftw(dir, add_size, 16, FTW_PHYS);
+	return tree_bytes;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
+}
+
+/* One recording's line; unreadable metadata is listed as "damaged". */
+static void load(const char *datadir, const char *id, struct entry *e)
+{
+	char *dir, path[4096];
+	cJSON *meta;
+	const cJSON *argv;
+
+	memset(e, 0, sizeof(*e));
+	e->id = xstrdup(id);
+	e->state = "damaged";
+	e->events = -1;
+	if (hm_recording_dir(datadir, id, &dir) < 0)
+		return;
+	e->size = dir_size(dir);
+	snprintf(path, sizeof(path), "%s/metadata.json", dir);
+	if (hm_json_read(path, &meta) == 0) {
+		struct hm_buf cmd;
+
+		hm_buf_init(&cmd);
+		argv = cJSON_GetObjectItemCaseSensitive(meta, "argv");
+		for (const cJSON *it = argv ? argv->child : NULL; it; it = it->next) {
+			if (cJSON_IsString(it))
+				hm_buf_addf(&cmd, "%s%s", cmd.len ? " " : "", it->valuestring);
+		}
+		hm_buf_add(&cmd, "", 1);
+		e->command = (char *)cmd.data;
+		e->created = xstrdup(hm_json_str(meta, "created", "?"));
+		e->events = hm_json_int(meta, "events", -1);
+		if (hm_json_str(meta, "status", NULL)) {
+			const char *s =
+				replay_recording_state(dir, hm_json_str(meta, "status", ""));
+
+			e->state = strcmp(s, "recording") == 0	  ? "recording"
+				   : strcmp(s, "complete") == 0	  ? "complete"
+				   : strcmp(s, "incomplete") == 0 ? "incomplete"
+								  : "damaged";
+		}
+		cJSON_Delete(meta);
+	}
+	free(dir);
+}
+
+static int by_created(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->created ? x->created : "", y->created ? y->created : "");
+
+	return c ? c : strcmp(x->id, y->id);
+}
+
+/* Every recording of DATADIR, oldest first; *N of them. */
+static struct entry *load_all(const char *datadir, size_t *n)
+{
+	char path[4096];
+	struct entry *v = NULL;
+	struct dirent *d;
+	DIR *dir;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/recordings", datadir);
+	dir = opendir(path);
+	if (!dir)
+		return NULL;
+	while ((d = readdir(dir))) {
+		if (!hm_recording_id_valid(d->d_name))
+			continue;
+		v = xrealloc(v, (*n + 1) * sizeof(*v));
+		load(datadir, d->d_name, &v[(*n)++]);
+	}
+	closedir(dir);
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_created);
+	return v;
+}
+
+static void free_all(struct entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].id);
+		free(v[i].command);
+		free(v[i].created);
+	}
+	free(v);
+}
+
+static char *need_datadir(void)
+{
+	char *d = hm_datadir_path();
+
+	if (!d)
+		hm_error("no data folder: set HERMIT_DATA_DIR or HOME");
+	return d;
+}
+
+int cli_record_list(int argc, char **argv)
+{
+	int json = 0;
+	size_t n;
+	struct entry *v;
+	char *datadir;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else {
+			hm_error("unknown option '%s' for 'hermit record list'", argv[i]);
+			return HM_EXIT_INTERNAL;
+		}
+	}
+	datadir = need_datadir();
+	if (!datadir)
+		return HM_EXIT_INTERNAL;
+	v = load_all(datadir, &n);
+	if (json) {
+		cJSON *arr = cJSON_CreateArray();
+		char *text;
+
+		for (size_t i = 0; i < n; i++) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "id", v[i].id);
+			if (v[i].command)
+				cJSON_AddStringToObject(o, "command", v[i].command);
+			else
+				cJSON_AddNullToObject(o, "command");
+			if (v[i].created)
+				cJSON_AddStringToObject(o, "created", v[i].created);
+			else
+				cJSON_AddNullToObject(o, "created");
+			cJSON_AddStringToObject(o, "status", v[i].state);
+			cJSON_AddNumberToObject(o, "events", (double)v[i].events);
+			cJSON_AddNumberToObject(o, "size", (double)v[i].size);
+			cJSON_AddItemToArray(arr, o);
+		}
+		text = cJSON_Print(arr);
+		printf("%s\n", text);
+		free(text);
+		cJSON_Delete(arr);
+	} else {
+		printf("%-24s %-10s %-20s %8s %10s  %s\n", "ID", "STATUS", "CREATED", "EVENTS",
+		       "SIZE", "COMMAND");
+		for (size_t i = 0; i < n; i++)
+			printf("%-24s %-10s %-20s %8lld %10llu  %s\n", v[i].id, v[i].state,
+			       v[i].created ? v[i].created : "-", (long long)v[i].events,
+			       (unsigned long long)v[i].size, v[i].command ? v[i].command : "-");
+	}
+	free_all(v, n);
+	free(datadir);
+	return 0;
+}
+
+/* Remove recording E of DATADIR (unless it is being recorded). */
+static int remove_recording(const char *datadir, const struct entry *e)
+{
+	char *dir, *last = NULL, path[4096];
+	int err = 0;
+
+	if (strcmp(e->state, "recording") == 0) {
+		hm_error("cannot remove recording '%s': it is being recorded", e->id);
+		return -EBUSY;
+	}
+	if (hm_recording_dir(datadir, e->id, &dir) < 0)
+		return -ENOENT;
+	if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0) {
+		err = -errno;
+		hm_error("cannot remove recording '%s': %s", e->id, hm_strerror(err));
+	}
+	free(dir);
+	if (hm_datadir_get_last(datadir, &last) == 0 && strcmp(last, e->id) == 0) {
+		snprintf(path, sizeof(path), "%s/LAST", datadir);
+		unlink(path);
+	}
+	free(last);
+	return err;
+}
+
+int cli_record_rm(int argc, char **argv)
+{
+	char *datadir;
+	int status = 0;
+
+	if (argc < 2) {
+		hm_error("nothing to remove: usage: hermit record rm ID...");
+		return HM_EXIT_INTERNAL;
+	}
+	datadir = need_datadir();
+	if (!datadir)
+		return HM_EXIT_INTERNAL;
+	for (int i = 1; i < argc; i++) {
+		struct entry e;
+		char *dir;
+		int err = hm_recording_dir(datadir, argv[i], &dir);
+
+		if (err) {
+			hm_error("cannot remove recording '%s': %s", argv[i],
+				 err == -EINVAL ? "not a valid recording id" : "no such recording");
+			status = HM_EXIT_INTERNAL;
+			continue;
+		}
+		free(dir);
+		load(datadir, argv[i], &e);
+		if (remove_recording(datadir, &e) < 0)
+			status = HM_EXIT_INTERNAL;
+		free(e.id);
+		free(e.command);
+		free(e.created);
+	}
+	free(datadir);
+	return status;
+}
+
+int cli_record_clean(int argc, char **argv)
+{
+	size_t n;
+	struct entry *v;
+	char *datadir;
+	int status = 0;
+
+	if (argc > 1) {
+		hm_error("unknown argument '%s' for 'hermit record clean'", argv[1]);
+		return HM_EXIT_INTERNAL;
+	}
+	datadir = need_datadir();
+	if (!datadir)
+		return HM_EXIT_INTERNAL;
+	v = load_all(datadir, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i].state, "recording") == 0)
+			continue; /* a recorder still writes it */
+		if (remove_recording(datadir, &v[i]) < 0)
+			status = HM_EXIT_INTERNAL;
+	}
+	free_all(v, n);
+	free(datadir);
+	return status;
+}

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a recording keeps besides the events, and how a replay puts it back
+ * (DESIGN.md "Recordings", "Replay").
+ *
+ * Everything `hermit run` makes deterministic (time, randomness, identity,
+ * the schedule) a replay recomputes from the recorded options. What comes
+ * from outside cannot be recomputed:
+ *
+ *   - output buffers of calls that stop anyway (stat, getdents): their
+ *     event carries the bytes as the guest saw them;
+ *   - reads (read, pread64, readv, preadv, preadv2, recvfrom), which `run`
+ *     lets through without a stop: when a log is kept they stop too, but
+ *     *hidden*: they advance no clock, count no progress and are no
+ *     scheduling point, so a recording schedules exactly as `run` does
+ *     with the same seeds. Their results go into REC_EV_INPUT frames;
+ *   - the files the program maps (executables, libraries, mapped data):
+ *     copied into files/ at exec and at each mmap of a file.
+ *
+ * A replay lets reads of the guest's own pipes and sockets, and of
+ * regular files, run (so offsets and pipe contents stay as they were) and
+ * then writes the recorded bytes and result over what they returned; reads
+ * from outside (hermit's own stdin, terminals, devices, the host network)
+ * are not run at all and get the recorded bytes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+
+int rec_call_hidden(const struct rec *r, const struct rec_syscall *row, const struct rec_call *c)
+{
+	if (row->hidden != SHOWN)
+		return 1;
+	(void)r;
+	return row->fd_min > 0 && (int64_t)c->args[0] < row->fd_min;
+}
+
+/* ---- output buffers ---- */
+
+#define MAX_IOV 1024
+
+/* Copy the output of C (result RET) out of the guest into OUT. */
+static void read_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
+			long ret, struct hm_buf *out)
+{
+	uint64_t addr = c->args[row->out_arg];
+	size_t n = 0;
+
+	if (ret < 0)
+		return;
+	switch (row->out) {
+	case OUT_NONE:
+		return;
+	case OUT_RET:
+		n = (size_t)ret;
+		break;
+	case OUT_SIZE:
+		n = row->out_size;
+		break;
+	case OUT_IOV: {
+		struct iovec iov[64];
+		size_t cnt = c->args[row->out_arg + 1], left = (size_t)ret;
+
+		for (size_t i = 0; i < cnt && i < MAX_IOV && left; i += 64) {
+			size_t k = cnt - i < 64 ? cnt - i : 64;
+
+			if (tracer_read_mem(t->tid, addr + i * sizeof(struct iovec), iov,
+					    k * sizeof(struct iovec)) < 0)
+				return;
+			for (size_t j = 0; j < k && left; j++) {
+				size_t m = iov[j].iov_len < left ? iov[j].iov_len : left;
+				void *p = hm_buf_grow(out, m);
+
+				if (tracer_read_mem(t->tid, (uint64_t)iov[j].iov_base, p, m) < 0)
+					memset(p, 0, m);
+				out->len += m;
+				left -= m;
+			}
+		}
+		return;
+	}
+	}
+	if (n > REC_LOG_MAX_PAYLOAD)
+		n = REC_LOG_MAX_PAYLOAD;
+	if (n) {
+		void *p = hm_buf_grow(out, n);
+
+		if (tracer_read_mem(t->tid, addr, p, n) < 0)
+			memset(p, 0, n);
+		out->len += n;
+	}
+}
+
+/* Write recorded output P (N bytes) where C of ROW leaves it. */
+static int write_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
+			const unsigned char *p, size_t n)
+{
+	uint64_t addr = c->args[row->out_arg];
+
+	if (!n)
+		return 0;
+	if (row->out != OUT_IOV)
+		return tracer_write_mem(t->tid, addr, p, n);
+	for (size_t i = 0, cnt = c->args[row->out_arg + 1]; i < cnt && i < MAX_IOV && n; i++) {
+		struct iovec iov;
+		size_t m;
+
+		if (tracer_read_mem(t->tid, addr + i * sizeof(iov), &iov, sizeof(iov)) < 0)
+			return -EFAULT;
+		m = iov.iov_len < n ? iov.iov_len : n;
+		if (tracer_write_mem(t->tid, (uint64_t)iov.iov_base, p, m) < 0)
+			return -EFAULT;
+		p += m;
+		n -= m;
+	}
+	return 0;
+}
+
+static void make_record(const struct task *t, const struct rec_call *c, int kind,
+			struct rec_event_record *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->fields[0] = kind;
+	ev->fields[1] = t->index;
+	ev->fields[2] = c->nr;
+	memcpy(&ev->fields[3], c->args, sizeof(c->args));
+	ev->fields[9] = c->ret;
+}
+
+/* Same event, results apart; completed calls match whether the kernel ran
+ * them (REC_EV_EXIT) or hermit answered them (REC_EV_EMULATED). */
+static int same_call(const struct rec_event_record *a, const struct rec_event_record *b)
+{
+	int64_t ka = a->fields[0], kb = b->fields[0];
+
+	if (ka == REC_EV_EMULATED)
+		ka = REC_EV_EXIT;
+	if (kb == REC_EV_EMULATED)
+		kb = REC_EV_EXIT;
+	return ka == kb && memcmp(&a->fields[1], &b->fields[1], 8 * sizeof(int64_t)) == 0;
+}
+
+/*
+ * Replay: the recorded event for call C of T, which must be the next one
+ * in the log and match KIND, T, the syscall and its arguments. 1 with *EV,
+ * *P, *N set; 0 after reporting a divergence (or the end of the log).
+ */
+static int recorded(struct rec *r, struct task *t, const struct rec_call *c, int kind,
+		    const struct rec_event_record **ev, const unsigned char **p, size_t *n)
+{
+	struct rec_event_record want;
+	int got;
+
+	if (r->diverged)
+		return 0;
+	make_record(t, c, kind, &want);
+	got = r->opts->source->peek(r->opts->source->ctx, ev, p, n);
+	if (got <= 0) {
+		rec_diverged(r, NULL, &want, got < 0 ? "the log is damaged here" : NULL);
+		return 0;
+	}
+	if (!same_call(*ev, &want)) {
+		rec_diverged(r, *ev, &want, NULL);
+		return 0;
+	}
+	return 1;
+}
+
+int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *row,
+		     struct rec_call *c)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+
+	if (r->opts->mode == REC_MODE_RECORD) {
+		hm_buf_reset(&r->payload);
+		read_output(t, row, c, c->ret, &r->payload);
+		return 0;
+	}
+	if (!recorded(r, t, c, REC_EV_EXIT, &ev, &p, &n))
+		return 1;
+	if (write_output(t, row, c, p, n) < 0)
+		hm_debug("task %d: cannot put the recorded output of %s back", t->index, row->name);
+	c->ret = (long)REC_EV_RET(ev);
+	return 1;
+}
+
+/* ---- hidden calls: reads ---- */
+
+/* Whether descriptor FD of T leads outside the guest, where a replay must
+ * not read: hermit's own pipes and sockets, terminals and devices, the
+ * host network. */
+static int fd_from_outside(const struct rec *r, pid_t tid, int fd)
+{
+	char target[256];
+
+	if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0)
+		return 0; /* not open: let the kernel say EBADF */
+	for (size_t i = 0; i < r->noutside; i++) {
+		if (strcmp(target, r->outside[i]) == 0)
+			return 1;
+	}
+	if (strncmp(target, "/dev/", 5) == 0)
+		return 1;
+	if (strncmp(target, "socket:", 7) == 0)
+		return r->opts->network_host;
+	return 0;
+}
+
+/* Write a hidden call's INPUT frame (record). */
+static void log_input(struct rec *r, struct task *t, const struct rec_call *c)
+{
+	struct rec_event_record ev;
+
+	make_record(t, c, REC_EV_INPUT, &ev);
+	rec_log_write(r->opts->log, &ev, r->payload.data, r->payload.len);
+	r->frames++;
+	hm_buf_reset(&r->payload);
+}
+
+void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
+{
+	struct rec_call *c = &t->call;
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+
+	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
+	    fd_from_outside(r, t->tid, (int)c->args[0])) {
+		/* Not run: the recorded bytes are the answer. */
+		c->ret = 0;
+		if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
+			return;
+		write_output(t, row, c, p, n);
+		c->ret = (long)REC_EV_RET(ev);
+		r->opts->source->take(r->opts->source->ctx);
+		r->frames++;
+		c->regs.orig_rax = (uint64_t)-1;
+		c->regs.rax = (uint64_t)c->ret;
+		tracer_set_regs(t->tid, &c->regs);
+		rec_resume(t, RESUME_CONT, 0);
+		return;
+	}
+	t->pending = row;
+	t->hidden = 1;
+	rec_resume(t, RESUME_SYSCALL, 0);
+}
+
+void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *row)
+{
+	struct rec_call *c = &t->call;
+	struct user_regs_struct regs;
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+
+	t->hidden = 0;
+	if (tracer_get_regs(t->tid, &regs) < 0)
+		return;
+	if (row->out == OUT_NONE) {
+		/* mmap of a file: keep a copy of it. */
+		if (r->opts->mode == REC_MODE_RECORD && (int)c->args[4] >= 0 &&
+		    (long)regs.rax >= 0 && (long)regs.rax > -4096L) {
+			char path[4096];
+
+			if (tracer_fd_target(t->tid, (int)c->args[4], path, sizeof(path)) == 0)
+				rec_files_add(r->opts->files, path);
+		}
+		return;
+	}
+	c->ret = (long)regs.rax;
+	if (r->opts->mode == REC_MODE_RECORD) {
+		hm_buf_reset(&r->payload);
+		read_output(t, row, c, c->ret, &r->payload);
+		log_input(r, t, c);
+	} else if (recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n)) {
+		write_output(t, row, c, p, n);
+		if ((long)REC_EV_RET(ev) != c->ret) {
+			regs.rax = (uint64_t)REC_EV_RET(ev);
+			tracer_set_regs(t->tid, &regs);
+		}
+		r->opts->source->take(r->opts->source->ctx);
+		r->frames++;
+	}
+}
+
+/* ---- files ---- */
+
+int rec_files_add(struct rec_files *f, const char *path)
+{
+	struct stat st;
+	char hex[65];
+	uint64_t size;
+	int err;
+
+	if (!f || !f->dir || path[0] != '/' || strstr(path, " (deleted)"))
+		return 0;
+	for (size_t i = 0; i < f->n; i++) {
+		if (strcmp(f->entries[i].path, path) == 0)
+			return 0;
+	}
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0; /* devices, /proc files: nothing to keep */
+	err = hm_store_file(f->dir, path, hex, &size);
+	if (err) {
+		if (!f->failed)
+			hm_warn("cannot copy '%s' into the recording: %s", path, hm_strerror(err));
+		f->failed = 1;
+		return err;
+	}
+	f->entries = xrealloc(f->entries, (f->n + 1) * sizeof(*f->entries));
+	f->entries[f->n].path = xstrdup(path);
+	memcpy(f->entries[f->n].sha256, hex, sizeof(hex));
+	f->entries[f->n].size = size;
+	f->n++;
+	return 0;
+}
+
+void rec_files_free(struct rec_files *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->entries[i].path);
+	free(f->entries);
+	f->entries = NULL;
+	f->n = 0;
+}
+
+void rec_capture_exec(struct rec *r, struct task *t)
+{
+	char path[64], line[4096 + 128];
+	FILE *maps;
+
+	if (r->opts->mode != REC_MODE_RECORD || !r->opts->files)
+		return;
+	/* The program and its interpreter, mapped by the kernel. */
+	snprintf(path, sizeof(path), "/proc/%d/maps", t->tid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return;
+	while (fgets(line, sizeof(line), maps)) {
+		char *file = strchr(line, '/');
+
+		if (!file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		rec_files_add(r->opts->files, file);
+	}
+	fclose(maps);
+}
+
+void rec_diverged(struct rec *r, const struct rec_event_record *want,
+		  const struct rec_event_record *got, const char *why)
+{
+	char a[256], b[256];
+
+	if (r->diverged)
+		return;
+	r->diverged = 1;
+	rec_event_describe(got, b, sizeof(b));
+	if (want) {
+		rec_event_describe(want, a, sizeof(a));
+		hm_error("replay diverged at event %llu: the recording has %s, the replay made %s",
+			 (unsigned long long)r->frames, a, b);
+	} else if (why) {
+		hm_error("replay stopped at event %llu: %s (the replay made %s)",
+			 (unsigned long long)r->frames, why, b);
+	} else {
+		hm_error("replay stopped at event %llu: the recording ends there, the replay made "
+			 "%s",
+			 (unsigned long long)r->frames, b);
+	}
+	rec_end_run(r, HM_EXIT_DIVERGED);
+}

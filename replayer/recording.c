@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A recording on disk, as a replay or `record list` reads it: its folder
+ * in the data directory, metadata.json (schema hermit.recording/1) turned
+ * back into the options of the recorded run, manifest.json turned into the
+ * files to put in place, and whether a recorder still holds it. Nothing
+ * here writes: bad input is reported, never repaired.
+ */
+#include "config.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "replayer.h"
+
+/* Integers that may pass 2^53 are stored as decimal strings. */
+static int json_u64(const cJSON *obj, const char *name, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	char *end;
+
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
+		*out = (uint64_t)v->valuedouble;
+		return 0;
+	}
+	if (!cJSON_IsString(v) || !*v->valuestring || *v->valuestring == '-')
+		return -EBADMSG;
+	errno = 0;
+	*out = strtoull(v->valuestring, &end, 10);
+	return errno || *end ? -EBADMSG : 0;
+}
+
+static char **json_strings(const cJSON *obj, const char *name)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, name), *it;
+	size_t n = 0;
+	char **out;
+
+	if (!cJSON_IsArray(arr))
+		return NULL;
+	out = xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*out));
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (!cJSON_IsString(it)) {
+			while (n)
+				free(out[--n]);
+			free(out);
+			return NULL;
+		}
+		out[n++] = xstrdup(it->valuestring);
+	}
+	return out;
+}
+
+static void free_strings(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+const char *replay_recording_state(const char *dir, const char *status)
+{
+	int fd;
+	const char *state = status;
+
+	if (strcmp(status, "recording") != 0)
+		return status;
+	/* The recorder holds a lock on the folder while it lives. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return "incomplete";
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+		state = "incomplete";
+	close(fd);
+	return state;
+}
+
+static int is_hex64(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	}
+	return i == 64;
+}
+
+/* manifest.json -> pairs (copy in files/, original path), NULL-ended. */
+static int load_manifest(struct replay_recording *rc)
+{
+	char path[4096];
+	cJSON *doc, *files, *it;
+	size_t n = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", rc->dir);
+	err = hm_json_read(path, &doc);
+	if (err == -ENOENT) {
+		rc->binds = xcalloc(1, sizeof(*rc->binds));
+		return 0; /* a recording cut before its end has none yet */
+	}
+	if (err)
+		return err;
+	files = cJSON_GetObjectItemCaseSensitive(doc, "files");
+	if (!cJSON_IsArray(files)) {
+		cJSON_Delete(doc);
+		return -EBADMSG;
+	}
+	rc->binds = xcalloc(2 * (size_t)cJSON_GetArraySize(files) + 1, sizeof(*rc->binds));
+	cJSON_ArrayForEach(it, files)
+	{
+		const char *orig = hm_json_str(it, "path", NULL);
+		const char *sha = hm_json_str(it, "sha256", NULL);
+		char copy[4096 + 80];
+
+		if (!orig || orig[0] != '/' || !sha || !is_hex64(sha)) {
+			cJSON_Delete(doc);
+			return -EBADMSG;
+		}
+		snprintf(copy, sizeof(copy), "%s/files/%s", rc->dir, sha);
+		if (access(copy, R_OK) < 0) {
+			cJSON_Delete(doc);
+			return -ENOENT;
+		}
+		rc->binds[n++] = xstrdup(copy);
+		rc->binds[n++] = xstrdup(orig);
+	}
+	cJSON_Delete(doc);
+	return 0;
+}
+
+static const char *const preempt_names[] = { "auto", "pmu", "sites", "none" };
+
+const char *replay_preempt_name(enum rec_preempt p)
+{
+	return (unsigned)p < 4 ? preempt_names[p] : "auto";
+}
+
+int replay_recording_open(const char *datadir, const char *id, struct replay_recording *rc)
+{
+	char path[4096];
+	const cJSON *opt;
+	const char *status, *s;
+	uint64_t v;
+	int err;
+
+	memset(rc, 0, sizeof(*rc));
+	err = hm_recording_dir(datadir, id, &rc->dir);
+	if (err) {
+		hm_error("cannot open recording '%s': %s", id,
+			 err == -EINVAL ? "not a valid recording id" : "no such recording");
+		return err;
+	}
+	rc->id = xstrdup(id);
+	snprintf(path, sizeof(path), "%s/metadata.json", rc->dir);
+	err = hm_json_read(path, &rc->meta);
+	if (err) {
+		hm_error("cannot open recording '%s': metadata.json %s", id,
+			 err == -EBADMSG ? "is not valid JSON" : hm_strerror(err));
+		replay_recording_free(rc);
+		return err;
+	}
+	opt = cJSON_GetObjectItemCaseSensitive(rc->meta, "options");
+	status = hm_json_str(rc->meta, "status", NULL);
+	rc->argv = json_strings(rc->meta, "argv");
+	rc->envp = json_strings(rc->meta, "env");
+	s = hm_json_str(rc->meta, "cwd", NULL);
+	err = -EBADMSG;
+	if (strcmp(hm_json_str(rc->meta, "schema", ""), "hermit.recording/1") != 0 || !status ||
+	    !rc->argv || !rc->argv[0] || !rc->envp || !s || !cJSON_IsObject(opt))
+		goto bad;
+	rc->cwd = xstrdup(s);
+	rc->state = replay_recording_state(rc->dir, status);
+	rc->opts.argv = rc->argv;
+	rc->opts.envp = rc->envp;
+	rc->opts.cwd = rc->cwd;
+	rc->opts.event_fd = -1;
+	if (json_u64(opt, "seed", &rc->opts.seed) ||
+	    json_u64(opt, "sched_seed", &rc->opts.sched_seed))
+		goto bad;
+	if (json_u64(rc->meta, "epoch_ns", &v))
+		goto bad;
+	rc->opts.epoch_ns = (int64_t)v;
+	if (json_u64(opt, "max_timeslice", &rc->opts.max_timeslice))
+		goto bad;
+	rc->opts.namespaces = (int)hm_json_int(opt, "namespaces", 1);
+	rc->opts.network_host = strcmp(hm_json_str(opt, "network", "loopback"), "host") == 0;
+	rc->opts.chaos = (int)hm_json_int(opt, "chaos", 0);
+	rc->opts.chaos_seeded_timeslice = (int)hm_json_int(opt, "chaos_seeded_timeslice", 0);
+	s = hm_json_str(opt, "preempt", "auto");
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(s, preempt_names[i]) == 0)
+			rc->opts.preempt = (enum rec_preempt)i;
+	}
+	rc->opts.virtual_timeout_ns = hm_json_int(opt, "virtual_timeout_ns", 0);
+	err = load_manifest(rc);
+	if (err) {
+		hm_error("cannot open recording '%s': %s", id,
+			 err == -ENOENT ? "a file of its manifest is missing from files/"
+					: "manifest.json is damaged");
+		replay_recording_free(rc);
+		return err;
+	}
+	rc->opts.binds = rc->binds;
+	return 0;
+bad:
+	hm_error("cannot open recording '%s': metadata.json is not a hermit.recording/1 document",
+		 id);
+	replay_recording_free(rc);
+	return err;
+}
+
+void replay_recording_free(struct replay_recording *rc)
+{
+	free(rc->id);
+	free(rc->dir);
+	free(rc->cwd);
+	free_strings(rc->argv);
+	free_strings(rc->envp);
+	free_strings(rc->binds);
+	cJSON_Delete(rc->meta);
+	memset(rc, 0, sizeof(*rc));
+}

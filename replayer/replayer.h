@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * replayer: replay policy. Reads a recording's event log, re-executes the
+ * recorded command through the recorder in replay mode with the recorded
+ * files in place, and stops at the first divergence (DESIGN.md "Replay").
+ */
+#ifndef HERMIT_REPLAYER_H
+#define HERMIT_REPLAYER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recorder/recorder.h"
+
+/* ---- evlog.c: the event-log reader ---- */
+
+struct replay_log;
+
+/* Open the event log at PATH. 0 or -errno (-EBADMSG: not an event log). */
+int replay_log_open(const char *path, struct replay_log **log);
+/*
+ * The next frame: 1 with *EV, *PAYLOAD and *LEN valid until the next call;
+ * 0 when the log ends: after its REC_EV_END frame, or where it was cut
+ * (a recorder that died: replay_log_cut() says so); -EBADMSG when a frame
+ * is damaged (bad length or CRC, frames after the end, xz errors); -errno
+ * of reading.
+ */
+int replay_log_next(struct replay_log *log, const struct rec_event_record **ev,
+		    const unsigned char **payload, size_t *len);
+/* The log ended without its end frame. */
+int replay_log_cut(const struct replay_log *log);
+/* Frames read so far. */
+uint64_t replay_log_count(const struct replay_log *log);
+void replay_log_close(struct replay_log *log);
+
+/* Summary of a whole log, read once from end to end. */
+struct replay_log_check {
+	uint64_t frames; /* frames, the end frame included */
+	uint64_t events; /* scheduling events (the digest's) */
+	uint64_t inputs; /* REC_EV_INPUT frames */
+	int complete;	 /* it has its end frame */
+	int exit_status; /* from the end frame */
+	int error;	 /* 0, or -errno where reading stopped */
+};
+
+/* Read the log at PATH to its end. 0 (see *out) or -errno to open it. */
+int replay_log_check(const char *path, struct replay_log_check *out);
+
+/* ---- recording.c: a recording on disk ---- */
+
+struct cJSON;
+
+struct replay_recording {
+	char *id;
+	char *dir;		 /* its folder */
+	struct cJSON *meta;	 /* metadata.json */
+	const char *state;	 /* recording (a recorder holds it), complete or incomplete */
+	struct rec_options opts; /* the recorded run's options, for a replay */
+	char **argv, **envp, *cwd;
+	char **binds; /* pairs (copy in files/, original path) from manifest.json */
+};
+
+/* Open recording ID of DATADIR. 0, or -errno with a one-line message printed. */
+int replay_recording_open(const char *datadir, const char *id, struct replay_recording *rc);
+void replay_recording_free(struct replay_recording *rc);
+/* What a recording with metadata STATUS in folder DIR is now: a status of
+ * "recording" whose recorder is gone (its lock on DIR is free) is
+ * "incomplete". */
+const char *replay_recording_state(const char *dir, const char *status);
+/* --preempt's word for P, as metadata.json keeps it. */
+const char *replay_preempt_name(enum rec_preempt p);
+
+/* ---- session.c: replaying a recording ---- */
+
+struct replay_options {
+	const char *id; /* the recording; NULL: the newest (LAST) */
+	int quiet;	/* -q: the guest's stdout and stderr to /dev/null */
+};
+
+/* `hermit replay --autopilot`: the guest's exit status when the replay
+ * matched the recording to its end, 122 when it diverged, 125 when the
+ * recording cannot be used (one line printed). */
+int replay_autopilot(const struct replay_options *o);
+
+#endif /* HERMIT_REPLAYER_H */
