@@ -237,7 +237,12 @@ static int record_start(int argc, char **argv)
 	err = rec_log_close(log, status, res.events);
 	if (!err)
 		err = write_manifest(dir, &files);
-	set_item(meta, "status", cJSON_CreateString(err ? "incomplete" : "complete"));
+	if (!err && files.failed)
+		hm_error("recording '%s' is incomplete: a file it maps could not be copied into "
+			 "it: %s",
+			 id, hm_strerror(files.failed));
+	set_item(meta, "status",
+		 cJSON_CreateString(err || files.failed ? "incomplete" : "complete"));
 	set_item(meta, "exit_status", cJSON_CreateNumber(status));
 	set_item(meta, "events", cJSON_CreateNumber((double)res.events));
 	set_item(meta, "frames", cJSON_CreateNumber((double)res.frames));

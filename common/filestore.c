@@ -103,7 +103,7 @@ int hm_sha256_file(const char *path, char hex[65])
 
 /* Copy FD into DIR under the hash of what was copied: a temporary file,
  * fsync, rename. HEX and *SIZE are updated to what was stored. */
-static int copy_in(int fd, const char *dir, char hex[65], uint64_t *size)
+static int copy_in(int fd, mode_t mode, const char *dir, char hex[65], uint64_t *size)
 {
 	char got[65], *tmp, *target;
 	uint64_t n = 0;
@@ -121,8 +121,9 @@ static int copy_in(int fd, const char *dir, char hex[65], uint64_t *size)
 		if (err != -EEXIST)
 			return err;
 	}
-	/* Read-only whatever the umask: a stored file never changes. */
-	err = fchmod(out, 0444) < 0 ? -errno : 0;
+	/* Read-only whatever the umask: a stored file never changes. A
+	 * program stays executable: a replay runs the copy. */
+	err = fchmod(out, mode & 0111 ? 0555 : 0444) < 0 ? -errno : 0;
 	if (!err)
 		err = sha256_copy(fd, out, got, &n);
 	if (!err && fsync(out) < 0)
@@ -211,7 +212,7 @@ int hm_store_file(const char *dir, const char *src, char hex[65], uint64_t *size
 	else if (errno != ENOENT)
 		err = -errno;
 	else if (link_in(src, &st, dir, hex, (char *)target.data) != 0)
-		err = copy_in(fd, dir, hex, size);
+		err = copy_in(fd, st.st_mode, dir, hex, size);
 	hm_buf_free(&target);
 	close(fd);
 	return err;

@@ -314,7 +314,7 @@ int rec_files_add(struct rec_files *f, const char *path)
 	if (err) {
 		if (!f->failed)
 			hm_warn("cannot copy '%s' into the recording: %s", path, hm_strerror(err));
-		f->failed = 1;
+		f->failed = err;
 		return err;
 	}
 	f->entries = xrealloc(f->entries, (f->n + 1) * sizeof(*f->entries));
@@ -374,9 +374,13 @@ void rec_diverged(struct rec *r, const struct rec_event_record *want,
 		hm_error("replay stopped at event %llu: %s (the replay made %s)",
 			 (unsigned long long)r->frames, why, b);
 	} else {
-		hm_error("replay stopped at event %llu: the recording ends there, the replay made "
-			 "%s",
+		/* A recording cut short (its recorder was killed): not a divergence,
+		 * but the replay cannot go on (docs/record-replay.md). */
+		hm_error("replay stopped at event %llu: the recording ends there (it is "
+			 "incomplete); the replay went on to %s",
 			 (unsigned long long)r->frames, b);
+		rec_end_run(r, HM_EXIT_INTERNAL);
+		return;
 	}
 	rec_end_run(r, HM_EXIT_DIVERGED);
 }

@@ -71,7 +71,7 @@ struct rec_files {
 		uint64_t size;
 	} * entries;
 	size_t n;
-	int failed; /* a copy failed: the recording may not replay elsewhere */
+	int failed; /* -errno of the first copy that failed, else 0 */
 };
 
 struct rec_options {

@@ -68,15 +68,14 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 		const unsigned char *p;
 		size_t n;
 		int got = r->opts->source->peek(r->opts->source->ctx, &want, &p, &n);
-		int64_t k = REC_EV_KIND(want);
 
 		if (got <= 0) {
 			rec_diverged(r, NULL, &ev, got < 0 ? "the log is damaged here" : NULL);
 			return;
 		}
 		/* A call the replay answered from the log matches its recorded exit. */
-		if (kind == REC_EV_EMULATED && k == REC_EV_EXIT)
-			ev.fields[0] = k;
+		if (kind == REC_EV_EMULATED && REC_EV_KIND(want) == REC_EV_EXIT)
+			ev.fields[0] = REC_EV_EXIT;
 		if (memcmp(want->fields, ev.fields, sizeof(ev.fields)) != 0) {
 			rec_diverged(r, want, &ev, NULL);
 			return;

@@ -95,8 +95,8 @@ int replay_log_next(struct replay_log *log, const struct rec_event_record **ev,
 		return log->err = (int)n;
 	if (n == 0 && log->ended && end == 0)
 		return 0;
-	if (log->ended)
-		return log->err = -EBADMSG; /* something after the end, or it is cut there */
+	if (log->ended) /* cut after the end frame, or something follows it */
+		return log->err = n == 0 && end == -EPIPE ? -EPIPE : -EBADMSG;
 	if (n < 4) {
 		log->cut = 1;
 		return 0;

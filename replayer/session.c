@@ -87,9 +87,10 @@ int replay_autopilot(const struct replay_options *o)
 	err = replay_log_check(path, &check);
 	if (err || check.error) {
 		err = err ? err : check.error;
-		hm_error("cannot replay '%s': events.xz %s%s", id,
-			 err == -EBADMSG ? "is damaged" : hm_strerror(err),
-			 err == -EBADMSG && check.frames ? " after its first events" : "");
+		hm_error("cannot replay '%s': events.xz %s", id,
+			 err == -EBADMSG ? "is damaged"
+			 : err == -EPIPE ? "is truncated"
+					 : hm_strerror(err));
 		goto out_rc;
 	}
 	if (!check.complete && strcmp(rc.state, "complete") == 0) {
