@@ -25,6 +25,8 @@ int cli_record_list(int argc, char **argv);
 int cli_record_rm(int argc, char **argv);
 /* Remove every recording but those still being recorded. */
 int cli_record_clean(int argc, char **argv);
+/* `hermit log-diff A B [--json]`: 0 same, 122 diverged, 125 bad input. */
+int cli_log_diff(int argc, char **argv);
 /* `hermit replay [ID] [--autopilot] [-q]` */
 int cli_replay(int argc, char **argv);
 /* Print the usage of `hermit` (to stdout when OK, else stderr). */

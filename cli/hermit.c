@@ -21,6 +21,7 @@ void cli_usage(int ok)
 		"  record start [OPTIONS] -- PROG    run PROG and keep the run on disk\n"
 		"  record list|rm|clean              the recordings kept\n"
 		"  replay [ID] --autopilot           replay a recording exactly\n"
+		"  log-diff A B [--json]             the first divergence of two event logs\n"
 		"\n"
 		"'hermit COMMAND --help' describes a command.\n");
 }
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
 		hm_log_close();
 		return status;
 	}
+	if (strcmp(argv[1], "log-diff") == 0)
+		return cli_log_diff(argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0 || strcmp(argv[1], "replay") == 0) {
 		status = argv[1][2] == 'c' ? cli_record(argc - 1, argv + 1)
 					   : cli_replay(argc - 1, argv + 1);
