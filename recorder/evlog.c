@@ -130,6 +130,8 @@ static const char *pseudo_name(int64_t nr)
 		return "preemption at a site";
 	case -3:
 		return "preemption by the spin watch";
+	case -4:
+		return "signal from the terminal";
 	default:
 		return "event";
 	}

@@ -246,8 +246,9 @@ void rec_diverged(struct rec *r, const struct rec_event_record *want,
 
 /* run.c: add an event to the run's digest. */
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind);
-/* run.c: send the terminal's signals held back (a scheduling point). */
-void rec_deliver_deferred(struct rec *r);
+/* run.c: send the terminal's signals held back, at a syscall entry, or
+ * (IDLE) when no task is ready to run. */
+void rec_deliver_deferred(struct rec *r, int idle);
 /* SIGUSR2 to hermit: print the scheduler's state (for hangs). */
 void rec_dump(struct rec *r);
 /* Kill every guest process and end the run with STATUS. */

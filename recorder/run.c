@@ -245,8 +245,8 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		rec_clock_advance(&r->clock, REC_SYSCALL_NS);
 		r->progress++;
 		rec_fire_due(r);
-		if (r->ndeferred)
-			rec_deliver_deferred(r);
+		if (r->ndeferred || r->opts->mode == REC_MODE_REPLAY)
+			rec_deliver_deferred(r, 0);
 	}
 	c->now_real_ns = r->clock.epoch_ns + r->clock.now_ns;
 	action = !row ? REC_CONT : row->enter ? row->enter(r, t, c) : REC_EXIT_STOP;
@@ -563,11 +563,71 @@ static void defer_signal(struct rec *r, pid_t tgid, int sig)
 	r->ndeferred++;
 }
 
-void rec_deliver_deferred(struct rec *r)
+/* The thread-group leader of process TGID (or any of its tasks). */
+static struct task *leader_of(struct rec *r, pid_t tgid)
 {
+	struct task *any = NULL;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->tgid != tgid || r->tasks[i]->system)
+			continue;
+		if (r->tasks[i]->tid == tgid)
+			return r->tasks[i];
+		any = any ? any : r->tasks[i];
+	}
+	return any;
+}
+
+/* A signal from outside delivered to process T: an event, so a replay
+ * delivers it at the same point. */
+static void signal_event(struct rec *r, struct task *t, int sig, int idle)
+{
+	struct rec_call ev = { .nr = -4 };
+
+	ev.args[0] = (uint64_t)sig;
+	ev.args[1] = (uint64_t)idle;
+	rec_digest_event(r, t, &ev, REC_EV_SIGNAL);
+}
+
+/* Replay: deliver the signals the recording delivered here (IDLE: with no
+ * task ready to run, else at a syscall entry). */
+static void replay_signals(struct rec *r, int idle)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+
+	while (!r->diverged && r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) > 0 &&
+	       REC_EV_KIND(ev) == REC_EV_SIGNAL && ev->fields[4] == idle) {
+		struct task *t = NULL;
+		int sig = (int)ev->fields[3];
+
+		for (size_t i = 0; i < r->ntasks && !t; i++) {
+			if (!r->tasks[i]->system && r->tasks[i]->index == REC_EV_TASK(ev))
+				t = r->tasks[i];
+		}
+		if (!t)
+			return; /* not here yet: the next event will not match */
+		hm_debug("signal %d delivered to process %d, as recorded", sig, t->tgid);
+		signal_event(r, t, sig, idle);
+		kill(t->tgid, sig);
+		r->progress++;
+	}
+}
+
+void rec_deliver_deferred(struct rec *r, int idle)
+{
+	if (r->opts->mode == REC_MODE_REPLAY) {
+		replay_signals(r, idle);
+		return;
+	}
 	for (size_t i = 0; i < r->ndeferred; i++) {
+		struct task *t = leader_of(r, r->deferred[i].tgid);
+
 		hm_debug("signal %d from the terminal delivered to process %d", r->deferred[i].sig,
 			 r->deferred[i].tgid);
+		if (t)
+			signal_event(r, t, r->deferred[i].sig, idle);
 		kill(r->deferred[i].tgid, r->deferred[i].sig);
 		r->progress++;
 	}
@@ -665,6 +725,14 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		}
 		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t))
 			break;
+		if (r->opts->mode == REC_MODE_REPLAY && from_terminal(t, s->sig)) {
+			/* Ctrl-C at a replay ends the replay. */
+			hm_error("replay interrupted by signal %d at event %llu", s->sig,
+				 (unsigned long long)r->frames);
+			rec_end_run(r, 128 + s->sig);
+			r->diverged = 1; /* nothing more to compare */
+			break;
+		}
 		if (from_terminal(t, s->sig)) {
 			/* Ctrl-C and friends reach every process of the terminal's
 			 * foreground group at whatever instruction each is on. Hold

@@ -435,8 +435,10 @@ void rec_schedule(struct rec *r)
 
 	while (!r->ended && r->ntasks) {
 		rec_fire_due(r);
-		if (r->ndeferred)
-			rec_deliver_deferred(r);
+		/* Signals wait for a syscall entry, a point a replay finds again,
+		 * unless nothing is ready to run (docs/record-replay.md). */
+		if (!r->runq_len && (r->ndeferred || r->opts->mode == REC_MODE_REPLAY))
+			rec_deliver_deferred(r, 1);
 		if (r->runq_len && !(r->runq_len == 1 && r->runq[0]->yielded)) {
 			t = rec_pick_ready(r);
 			t->yielded = 0;
