@@ -47,6 +47,28 @@ int rec_call_hidden(const struct rec *r, const struct rec_syscall *row, const st
 
 #define MAX_IOV 1024
 
+/*
+ * Bytes an ioctl writes at its argument: what an _IOR request encodes, and
+ * for the terminal requests older than that encoding, their structures
+ * (include/uapi/asm-generic/ioctls.h; the kernel's struct termios, not
+ * glibc's, is 36 bytes: include/uapi/asm-generic/termbits.h).
+ */
+static size_t ioctl_out(uint64_t req)
+{
+	switch (req) {
+	case 0x5401: /* TCGETS */
+		return 36;
+	case 0x5413: /* TIOCGWINSZ */
+		return 8;
+	case 0x540f: /* TIOCGPGRP */
+	case 0x5411: /* TIOCOUTQ */
+	case 0x541b: /* FIONREAD */
+	case 0x5429: /* TIOCGSID */
+		return 4;
+	}
+	return (req >> 30) & 2 ? (req >> 16) & 0x3fff : 0; /* _IOC_READ: _IOC_SIZE */
+}
+
 /* Copy the output of C (result RET) out of the guest into OUT. */
 static void read_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
 			long ret, struct hm_buf *out)
@@ -64,6 +86,9 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 		break;
 	case OUT_SIZE:
 		n = row->out_size;
+		break;
+	case OUT_IOCTL:
+		n = ioctl_out(c->args[1]);
 		break;
 	case OUT_IOV: {
 		struct iovec iov[64];

@@ -172,6 +172,7 @@ enum rec_out {
 	OUT_RET,  /* args[out_arg] points to a buffer that got ret bytes */
 	OUT_SIZE, /* args[out_arg] points to out_size bytes, written when ret >= 0 */
 	OUT_IOV,  /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
+	OUT_IOCTL, /* ioctl: as many bytes at args[2] as request args[1] writes */
 };
 
 /* Rows that stop only where a log is kept (capture.c). */

@@ -140,7 +140,12 @@ static void exec_guest(const struct tracer_launch *l)
 		execve(prog, l->argv, l->envp);
 		err = errno;
 	} else {
-		path = getenv("PATH");
+		/* The guest's PATH, which a replay takes from the recording. */
+		path = NULL;
+		for (size_t i = 0; l->envp && l->envp[i]; i++) {
+			if (strncmp(l->envp[i], "PATH=", 5) == 0)
+				path = l->envp[i] + 5;
+		}
 		if (!path || !*path)
 			path = "/usr/local/bin:/usr/bin:/bin";
 		while (*path) {
