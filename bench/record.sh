@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Record and replay overhead (issue "Record and replay"). For each
+# workload: the median wall time natively, under `hermit run`, under
+# `hermit record start` and under `hermit replay --autopilot -q`, the
+# ratios to native, and the size of the recording's events.xz: bytes in
+# all and per frame (one frame per stopped syscall, read or preemption).
+#
+#   cpuloop        a CPU-bound loop, no syscalls
+#   syscall-loop   getppid() and write() to /dev/null: not stopped by run
+#   read-file      cat of a 64 MiB file to /dev/null: 128 KiB reads, which
+#                  a recording stops on (hidden) and keeps
+#   /bin/true      start-up and shut-down
+#   sqlite3        a script creating a table, 2000 rows, an index, queries
+#   gcc -c         compiling a 300-line C file
+#
+# Not a test: it prints figures and exits 0, or 1 when a workload fails.
+# Environment: HERMIT (default ../hermit from here), CC, RUNS (default 5).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+HERMIT=${HERMIT:-$here/../hermit}
+CC=${CC:-cc}
+RUNS=${RUNS:-5}
+export HERMIT_EPOCH=${HERMIT_EPOCH:-2026-01-01T00:00:00Z}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[ -x "$HERMIT" ] || die "cannot run '$HERMIT': no such executable (set HERMIT)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hermit-bench.XXXXXX") || die "cannot make a temporary folder"
+trap 'rm -rf "$tmp"' EXIT
+export HERMIT_DATA_DIR="$tmp/data"
+
+for prog in cpuloop syscall-loop; do
+	"$CC" -O2 -Wall -Wextra -pthread -o "$tmp/$prog" "$here/$prog.c" -lseccomp ||
+		die "cannot build '$prog'"
+done
+head -c $((64 << 20)) /dev/urandom >"$tmp/big" || die "cannot write a 64 MiB file"
+{
+	echo 'create table t(id integer primary key, name text, v real);'
+	echo 'begin;'
+	for i in $(seq 1 2000); do echo "insert into t(name, v) values ('n$i', $i * 1.5);"; done
+	echo 'commit;'
+	echo 'create index tv on t(v);'
+	echo 'select count(*), sum(v), max(name) from t where v > 100;'
+} >"$tmp/script.sql"
+for i in $(seq 1 60); do
+	printf 'static int f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * %d; return s; }\n' "$i" "$i"
+	printf 'int g%d(void) { return f%d(%d) + %d; }\n' "$i" "$i" "$i" "$i"
+	printf 'struct s%d { int a; double b; char c[%d]; };\n\n\n' "$i" "$i"
+done >"$tmp/unit.c"
+
+if [ -n "${EPOCHREALTIME:-}" ]; then
+	now() { REPLY=${EPOCHREALTIME/,/.}; }
+else
+	now() { REPLY=$(date +%s.%N); }
+fi
+
+# Seconds that one run of "$@" takes; dies if it fails.
+time_once() {
+	local t0
+
+	now
+	t0=$REPLY
+	"$@" >/dev/null 2>"$tmp/stderr" || {
+		local rc=$?
+		cat "$tmp/stderr" >&2
+		die "'$*' failed with status $rc"
+	}
+	now
+	awk -v a="$t0" -v b="$REPLY" 'BEGIN { printf "%.6f\n", b - a }'
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+ratio() {
+	awk -v n="$1" -v h="$2" 'BEGIN { printf "%.2f", h / n }'
+}
+
+# bench NAME CMD...: native, run, record, replay of CMD, RUNS times each,
+# interleaved; the last recording's events.xz is measured.
+bench() {
+	local name=$1 i t n r rc rp size frames
+	local -a tn=() tr=() tc=() tp=()
+	shift
+	for ((i = 0; i < RUNS; i++)); do
+		rm -f "$tmp/test.db" "$tmp/unit.o"
+		t=$(time_once "$@") || exit 1
+		tn+=("$t")
+		rm -f "$tmp/test.db" "$tmp/unit.o"
+		t=$(time_once "$HERMIT" run -- "$@") || exit 1
+		tr+=("$t")
+		rm -rf "$HERMIT_DATA_DIR" "$tmp/test.db" "$tmp/unit.o"
+		t=$(time_once "$HERMIT" record start -- "$@") || exit 1
+		tc+=("$t")
+		rm -f "$tmp/test.db" "$tmp/unit.o"
+		t=$(time_once "$HERMIT" replay --autopilot -q) || exit 1
+		tp+=("$t")
+	done
+	n=$(median "${tn[@]}")
+	r=$(median "${tr[@]}")
+	rc=$(median "${tc[@]}")
+	rp=$(median "${tp[@]}")
+	size=$(stat -c %s "$HERMIT_DATA_DIR"/recordings/*/events.xz)
+	frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("frames", 0))' \
+		"$HERMIT_DATA_DIR"/recordings/*/metadata.json 2>/dev/null || echo 0)
+	printf '%-13s native %7.3f s  run %6sx  record %6sx  replay %6sx  events.xz %8d B, %6s frames, %s B/frame\n' \
+		"$name" "$n" "$(ratio "$n" "$r")" "$(ratio "$n" "$rc")" "$(ratio "$n" "$rp")" \
+		"$size" "$frames" "$(awk -v s="$size" -v f="$frames" 'BEGIN { printf "%.1f", f ? s / f : 0 }')"
+}
+
+bench cpuloop "$tmp/cpuloop" 300000000
+bench syscall-loop "$tmp/syscall-loop" 100000
+bench read-file cat "$tmp/big"
+bench /bin/true /bin/true
+if command -v sqlite3 >/dev/null; then
+	bench sqlite3 sh -c "sqlite3 '$tmp/test.db' < '$tmp/script.sql'"
+fi
+if command -v gcc >/dev/null; then
+	bench "gcc -c" gcc -O1 -c "$tmp/unit.c" -o "$tmp/unit.o"
+fi
+exit 0
