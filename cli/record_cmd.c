@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "common/common.h"
 #include "replayer/replayer.h"
+#include "tracer/tracer.h"
 
 void cli_record_usage(int ok)
 {
@@ -74,9 +75,10 @@ static void add_time(cJSON *obj, const char *name)
 
 static cJSON *new_metadata(const char *id, const struct rec_options *o, const char *cwd)
 {
-	cJSON *doc = cJSON_CreateObject(), *opt;
+	cJSON *doc = cJSON_CreateObject(), *opt, *arr;
 	struct utsname u;
 	char text[64];
+	int *fds;
 
 	cJSON_AddStringToObject(doc, "schema", "hermit.recording/1");
 	cJSON_AddStringToObject(doc, "id", id);
@@ -113,6 +115,12 @@ static cJSON *new_metadata(const char *id, const struct rec_options *o, const ch
 	cJSON_AddNullToObject(doc, "exit_status");
 	cJSON_AddNumberToObject(doc, "events", 0);
 	cJSON_AddNumberToObject(doc, "recorder_pid", getpid());
+	/* The descriptors the guest inherits: a replay gives it the same. */
+	fds = tracer_inherited_fds();
+	arr = cJSON_AddArrayToObject(doc, "fds");
+	for (int i = 0; fds[i] >= 0; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(fds[i]));
+	free(fds);
 	return doc;
 }
 
@@ -148,6 +156,20 @@ static int write_manifest(const char *dir, const struct rec_files *f)
 		cJSON_AddStringToObject(e, "file", file);
 		cJSON_AddNumberToObject(e, "size", (double)f->entries[i].size);
 		cJSON_AddStringToObject(e, "sha256", f->entries[i].sha256);
+		cJSON_AddItemToArray(arr, e);
+	}
+	/* Files the run wrote, as they were before: a replay starts from them. */
+	arr = cJSON_AddArrayToObject(doc, "before");
+	for (size_t i = 0; i < f->nbefore; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "path", f->before[i].path);
+		if (f->before[i].sha256[0]) {
+			cJSON_AddStringToObject(e, "sha256", f->before[i].sha256);
+			cJSON_AddNumberToObject(e, "size", (double)f->before[i].size);
+		} else {
+			cJSON_AddNullToObject(e, "sha256"); /* it did not exist */
+		}
 		cJSON_AddItemToArray(arr, e);
 	}
 	err = write_json(dir, "manifest.json", doc);

@@ -210,6 +210,9 @@ int64_t hm_json_int(const cJSON *obj, const char *name, int64_t def);
  * (-EINVAL when SRC is not a regular file).
  */
 int hm_store_file(const char *dir, const char *src, char hex[65], uint64_t *size);
+/* As hm_store_file, but always a copy: for a file that is about to change
+ * in place, which a hard link would follow. */
+int hm_store_copy(const char *dir, const char *src, char hex[65], uint64_t *size);
 /* SHA-256 of the file at PATH in hex. 0 or -errno. */
 int hm_sha256_file(const char *path, char hex[65]);
 

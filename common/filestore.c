@@ -181,7 +181,7 @@ static int link_in(const char *src, const struct stat *st, const char *dir, cons
 	return err;
 }
 
-int hm_store_file(const char *dir, const char *src, char hex[65], uint64_t *size)
+static int store(const char *dir, const char *src, int may_link, char hex[65], uint64_t *size)
 {
 	struct stat st, tst;
 	struct hm_buf target;
@@ -211,9 +211,19 @@ int hm_store_file(const char *dir, const char *src, char hex[65], uint64_t *size
 		err = 0; /* stored already */
 	else if (errno != ENOENT)
 		err = -errno;
-	else if (link_in(src, &st, dir, hex, (char *)target.data) != 0)
+	else if (!may_link || link_in(src, &st, dir, hex, (char *)target.data) != 0)
 		err = copy_in(fd, st.st_mode, dir, hex, size);
 	hm_buf_free(&target);
 	close(fd);
 	return err;
+}
+
+int hm_store_file(const char *dir, const char *src, char hex[65], uint64_t *size)
+{
+	return store(dir, src, 1, hex, size);
+}
+
+int hm_store_copy(const char *dir, const char *src, char hex[65], uint64_t *size)
+{
+	return store(dir, src, 0, hex, size);
 }

@@ -26,12 +26,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -354,9 +356,76 @@ void rec_files_free(struct rec_files *f)
 {
 	for (size_t i = 0; i < f->n; i++)
 		free(f->entries[i].path);
+	for (size_t i = 0; i < f->nbefore; i++)
+		free(f->before[i].path);
 	free(f->entries);
+	free(f->before);
 	f->entries = NULL;
-	f->n = 0;
+	f->before = NULL;
+	f->n = f->nbefore = 0;
+}
+
+/* Files larger than this are not kept as they were before a write. */
+#define BEFORE_MAX (64ull << 20)
+
+void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c)
+{
+	struct rec_files *f = r->opts->files;
+	int at = c->nr == SYS_openat;
+	int flags = (int)c->args[at ? 2 : 1];
+	char name[4096], base[4096], path[8192 + 2];
+	struct rec_file_entry e = { 0 };
+	struct stat st;
+	int err;
+
+	if (!f || !(flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)))
+		return;
+	if (tracer_read_str(t->tid, c->args[at ? 1 : 0], name, sizeof(name)) < 0 || !*name)
+		return;
+	if (name[0] == '/') {
+		snprintf(path, sizeof(path), "%s", name);
+	} else {
+		char link[64];
+		ssize_t n;
+
+		if (at && (int)c->args[0] != AT_FDCWD)
+			snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->tid, (int)c->args[0]);
+		else
+			snprintf(link, sizeof(link), "/proc/%d/cwd", t->tid);
+		n = readlink(link, base, sizeof(base) - 1);
+		if (n <= 0 || base[0] != '/')
+			return;
+		base[n] = 0;
+		snprintf(path, sizeof(path), "%s/%s", strcmp(base, "/") ? base : "", name);
+	}
+	if (strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/", 5) == 0 ||
+	    strncmp(path, "/sys/", 5) == 0)
+		return;
+	for (size_t i = 0; i < f->nbefore; i++) {
+		if (strcmp(f->before[i].path, path) == 0)
+			return; /* its state before the run is known */
+	}
+	if (stat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return;
+	} else if (!S_ISREG(st.st_mode)) {
+		return;
+	} else if ((uint64_t)st.st_size > BEFORE_MAX) {
+		hm_warn("'%s' is too large to keep as it was before the run wrote it", path);
+		return;
+	} else {
+		err = hm_store_copy(f->dir, path, e.sha256, &e.size);
+		if (err) {
+			if (!f->failed)
+				hm_warn("cannot copy '%s' into the recording: %s", path,
+					hm_strerror(err));
+			f->failed = err;
+			return;
+		}
+	}
+	e.path = xstrdup(path);
+	f->before = xrealloc(f->before, (f->nbefore + 1) * sizeof(*f->before));
+	f->before[f->nbefore++] = e;
 }
 
 void rec_capture_exec(struct rec *r, struct task *t)

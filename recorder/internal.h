@@ -239,6 +239,9 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
  * replay answered it (skip the handler), else 0. */
 int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *row,
 		     struct rec_call *c);
+/* Record: an open (C) that may write a file: keep the file as it was
+ * before the run's first such open, or that it did not exist. */
+void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
 /* Record: copy the files T's new program maps (after exec). */
 void rec_capture_exec(struct rec *r, struct task *t);
 /* Replay: the recorded event did not match. Report it once, end (122). */

@@ -72,6 +72,9 @@ struct rec_files {
 		uint64_t size;
 	} * entries;
 	size_t n;
+	struct rec_file_entry *before; /* files as they were before the run first opened
+					* them for writing; sha256 "" when absent */
+	size_t nbefore;
 	int failed; /* -errno of the first copy that failed, else 0 */
 };
 
@@ -98,7 +101,11 @@ struct rec_options {
 	const char *cwd;	   /* the guest's working folder; NULL: hermit's */
 	char *const *binds; /* replay: pairs (copy, original path), NULL-ended, to put in place of
 			     * the originals in the guest's mount namespace */
+	char *const *before; /* replay: pairs (copy or "", path): files as they were before
+			      * the recorded run wrote them ("": absent) */
 	int quiet;	    /* replay -q: the guest's stdout and stderr go to /dev/null */
+	const int *fds;	    /* replay: the descriptors the recorded guest started with,
+			     * ended by -1 (NULL: what hermit has) */
 };
 
 /* One event as it enters the digest and the event stream: its kind, the

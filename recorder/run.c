@@ -906,6 +906,9 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	launch.cpus = REC_VIRTUAL_CPUS;
 	launch.cwd = opts->cwd;
 	launch.binds = opts->binds;
+	launch.before = opts->before;
+	launch.private_files = opts->mode == REC_MODE_REPLAY;
+	launch.fds = opts->fds;
 	launch.quiet = opts->quiet;
 	err = tracer_launch(&launch, &r.guest);
 	free(traps);

@@ -80,7 +80,8 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 	char path[256];
 	size_t n;
 
-	(void)r;
+	if (r->opts->mode == REC_MODE_RECORD)
+		rec_capture_open(r, t, c);
 	if (tracer_read_str(t->tid, c->nr == SYS_openat ? c->args[1] : c->args[0], path,
 			    sizeof(path)) < 0)
 		return REC_CONT;

@@ -106,6 +106,7 @@ static int load_manifest(struct replay_recording *rc)
 	err = hm_json_read(path, &doc);
 	if (err == -ENOENT) {
 		rc->binds = xcalloc(1, sizeof(*rc->binds));
+		rc->before = xcalloc(1, sizeof(*rc->before));
 		return 0; /* a recording cut before its end has none yet */
 	}
 	if (err)
@@ -134,6 +135,31 @@ static int load_manifest(struct replay_recording *rc)
 		rc->binds[n++] = xstrdup(copy);
 		rc->binds[n++] = xstrdup(orig);
 	}
+	/* Files as they were before the run wrote them: (copy or "", path). */
+	files = cJSON_GetObjectItemCaseSensitive(doc, "before");
+	n = 0;
+	rc->before = xcalloc(2 * (size_t)cJSON_GetArraySize(files) + 1, sizeof(*rc->before));
+	cJSON_ArrayForEach(it, files)
+	{
+		const char *orig = hm_json_str(it, "path", NULL);
+		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(it, "sha256");
+		char copy[4096 + 80] = "";
+
+		if (!orig || orig[0] != '/' ||
+		    !(cJSON_IsNull(sha) || (cJSON_IsString(sha) && is_hex64(sha->valuestring)))) {
+			cJSON_Delete(doc);
+			return -EBADMSG;
+		}
+		if (cJSON_IsString(sha)) {
+			snprintf(copy, sizeof(copy), "%s/files/%s", rc->dir, sha->valuestring);
+			if (access(copy, R_OK) < 0) {
+				cJSON_Delete(doc);
+				return -ENOENT;
+			}
+		}
+		rc->before[n++] = xstrdup(copy);
+		rc->before[n++] = xstrdup(orig);
+	}
 	cJSON_Delete(doc);
 	return 0;
 }
@@ -148,7 +174,7 @@ const char *replay_preempt_name(enum rec_preempt p)
 int replay_recording_open(const char *datadir, const char *id, struct replay_recording *rc)
 {
 	char path[4096];
-	const cJSON *opt;
+	const cJSON *opt, *fds;
 	const char *status, *s;
 	uint64_t v;
 	int err;
@@ -202,6 +228,21 @@ int replay_recording_open(const char *datadir, const char *id, struct replay_rec
 			rc->opts.preempt = (enum rec_preempt)i;
 	}
 	rc->opts.virtual_timeout_ns = hm_json_int(opt, "virtual_timeout_ns", 0);
+	fds = cJSON_GetObjectItemCaseSensitive(rc->meta, "fds");
+	if (cJSON_IsArray(fds)) {
+		const cJSON *it;
+		int n = 0;
+
+		rc->fds = xcalloc((size_t)cJSON_GetArraySize(fds) + 1, sizeof(*rc->fds));
+		cJSON_ArrayForEach(it, fds)
+		{
+			if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 65535)
+				goto bad;
+			rc->fds[n++] = (int)it->valuedouble;
+		}
+		rc->fds[n] = -1;
+		rc->opts.fds = rc->fds;
+	}
 	err = load_manifest(rc);
 	if (err) {
 		hm_error("cannot open recording '%s': %s", id,
@@ -211,6 +252,7 @@ int replay_recording_open(const char *datadir, const char *id, struct replay_rec
 		return err;
 	}
 	rc->opts.binds = rc->binds;
+	rc->opts.before = rc->before;
 	return 0;
 bad:
 	hm_error("cannot open recording '%s': metadata.json is not a hermit.recording/1 document",
@@ -224,9 +266,11 @@ void replay_recording_free(struct replay_recording *rc)
 	free(rc->id);
 	free(rc->dir);
 	free(rc->cwd);
+	free(rc->fds);
 	free_strings(rc->argv);
 	free_strings(rc->envp);
 	free_strings(rc->binds);
+	free_strings(rc->before);
 	cJSON_Delete(rc->meta);
 	memset(rc, 0, sizeof(*rc));
 }

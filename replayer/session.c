@@ -110,7 +110,7 @@ int replay_autopilot(const struct replay_options *o)
 	rc.opts.source = &source;
 	rc.opts.quiet = o->quiet;
 	if (!rc.opts.namespaces)
-		rc.opts.binds = NULL; /* no mount namespace to put them in */
+		rc.opts.binds = rc.opts.before = NULL; /* no mount namespace for them */
 	err = rec_run(&rc.opts, &res);
 	status = err ? HM_EXIT_INTERNAL : res.exit_status;
 	replay_log_close(src.log);

@@ -21,6 +21,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -175,6 +176,65 @@ static void exec_guest(const struct tracer_launch *l)
 	_exit(HM_EXIT_NOEXEC);
 }
 
+int *tracer_inherited_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int *fds = xmalloc(sizeof(*fds)), n = 0, self = d ? dirfd(d) : -1;
+
+	while (d && (e = readdir(d))) {
+		int fd = atoi(e->d_name), flags;
+
+		if (e->d_name[0] == '.' || fd == self)
+			continue;
+		flags = fcntl(fd, F_GETFD);
+		if (flags < 0 || (flags & FD_CLOEXEC))
+			continue;
+		fds = xrealloc(fds, (size_t)(n + 2) * sizeof(*fds));
+		fds[n++] = fd;
+	}
+	if (d)
+		closedir(d);
+	fds[n] = -1;
+	for (int i = 1; i < n; i++) /* readdir's order is the kernel's: sort */
+		for (int j = i; j > 0 && fds[j - 1] > fds[j]; j--) {
+			int x = fds[j];
+
+			fds[j] = fds[j - 1];
+			fds[j - 1] = x;
+		}
+	return fds;
+}
+
+/* Start the guest with the descriptors in WANT (ended by -1) and no
+ * others it would inherit: a replay's guest sees the recording's. */
+static void set_fds(const int *want)
+{
+	int *have = tracer_inherited_fds();
+
+	for (int i = 0; have[i] >= 0; i++) {
+		int keep = 0;
+
+		for (int j = 0; want[j] >= 0; j++)
+			keep |= want[j] == have[i];
+		if (!keep)
+			close(have[i]);
+	}
+	free(have);
+	for (int j = 0; want[j] >= 0; j++) {
+		if (fcntl(want[j], F_GETFD) < 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			if (null >= 0 && null != want[j]) {
+				dup2(null, want[j]);
+				close(null);
+			}
+		} else {
+			fcntl(want[j], F_SETFD, 0);
+		}
+	}
+}
+
 /* The guest's last steps before exec: they hold for every descendant. */
 static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 	__attribute__((noreturn));
@@ -186,6 +246,8 @@ static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 	signal(SIGPIPE, SIG_DFL);
 	if (l->cwd && chdir(l->cwd) < 0)
 		child_die("cannot enter the recorded working folder", errno, HM_EXIT_INTERNAL);
+	if (l->fds)
+		set_fds(l->fds);
 	if (l->quiet) {
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
@@ -258,8 +320,9 @@ static void virtual_cpus(int cpus)
 	unlink(path);
 }
 
-/* Copy FROM to a new file TO (mode 0555). 0 or -errno. */
-static int copy_file(const char *from, const char *to)
+/* Copy FROM to TO: a new file (mode 0555) when EXCL, else over TO's
+ * content (its mode kept, 0644 when it is new). 0 or -errno. */
+static int copy_file(const char *from, const char *to, int excl)
 {
 	char buf[65536];
 	int in = open(from, O_RDONLY | O_CLOEXEC), out, err = 0;
@@ -267,7 +330,8 @@ static int copy_file(const char *from, const char *to)
 
 	if (in < 0)
 		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
+	out = open(to, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC),
+		   excl ? 0555 : 0644);
 	if (out < 0) {
 		err = -errno;
 		close(in);
@@ -286,17 +350,128 @@ static int copy_file(const char *from, const char *to)
 	return err;
 }
 
+/* Folders of / that the guest sees copy-on-write (private_view). */
+static char **cow;
+static size_t ncow;
+
+/* Whether PATH lies in a copy-on-write folder. */
+static int in_private(const char *path)
+{
+	for (size_t i = 0; i < ncow; i++) {
+		size_t n = strlen(cow[i]);
+
+		if (strncmp(path, cow[i], n) == 0 && path[n] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a mount point other than PATH itself lies below PATH. */
+static int has_mounts_below(const char *path)
+{
+	char line[4096], mnt[4096];
+	size_t n = strlen(path);
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int below = 0;
+
+	if (!f)
+		return 1;
+	while (!below && fgets(line, sizeof(line), f)) {
+		/* id parent major:minor root mount-point ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1)
+			below = strncmp(mnt, path, n) == 0 && mnt[n] == '/';
+	}
+	fclose(f);
+	return below;
+}
+
+/*
+ * A replay must not change the world: each folder of / that holds no
+ * other mount below it (and is not /proc, /sys or /dev) gets an overlay of
+ * itself whose upper layer is a private tmpfs, so what the guest writes
+ * stays in memory and vanishes with the replay. Folders with mounts below
+ * them (their files would hide those mounts) stay as they are; a folder
+ * that cannot be overlaid is left too, with a debug line.
+ */
+static void private_view(void)
+{
+	char stage[] = "/dev/shm/hermit-cow-XXXXXX";
+	struct dirent *e;
+	DIR *root;
+	int k = 0;
+
+	if (!mkdtemp(stage)) {
+		hm_warn("cannot make the replay's writes private: %s", hm_strerror(errno));
+		return;
+	}
+	if (mount("tmpfs", stage, "tmpfs", 0, "mode=0700") < 0) {
+		hm_warn("cannot make the replay's writes private: %s", hm_strerror(errno));
+		rmdir(stage);
+		return;
+	}
+	root = opendir("/");
+	while (root && (e = readdir(root))) {
+		char path[512], upper[128], work[128], opts[1024];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/%s", e->d_name);
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "proc") == 0 ||
+		    strcmp(e->d_name, "sys") == 0 || strcmp(e->d_name, "dev") == 0 ||
+		    strpbrk(e->d_name, ",:\\ ") || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    has_mounts_below(path))
+			continue;
+		snprintf(upper, sizeof(upper), "%s/%d", stage, k);
+		mkdir(upper, 0700);
+		snprintf(upper, sizeof(upper), "%s/%d/u", stage, k);
+		snprintf(work, sizeof(work), "%s/%d/w", stage, k);
+		k++;
+		if (mkdir(upper, 0755) < 0 || mkdir(work, 0700) < 0)
+			continue;
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", path,
+			 upper, work);
+		if (mount("overlay", path, "overlay", 0, opts) < 0) {
+			hm_debug("replay: '%s' is not private: %s", path, hm_strerror(errno));
+			continue;
+		}
+		cow = xrealloc(cow, (ncow + 1) * sizeof(*cow));
+		cow[ncow++] = xstrdup(path);
+	}
+	if (root)
+		closedir(root);
+	/* The overlays hold the tmpfs; its folder on the host goes. */
+	umount2(stage, MNT_DETACH);
+	rmdir(stage);
+}
+
 /*
  * Replay: put each recorded file in place of its original path, in this
  * mount namespace only. Where the original still exists, a bind mount
- * covers it; where it is gone (the program was deleted), the folder gets
- * a read-only overlay whose upper layer is a private tmpfs holding a copy.
+ * covers it; where it is gone (the program was deleted), a copy goes in
+ * its place in the private view, or where the folder is not private, the
+ * folder gets a read-only overlay holding the copy. Then the files the
+ * run wrote are put back as they were before it (or removed, if they did
+ * not exist), in the private view only.
  */
-static void put_files_in_place(char *const *binds)
+static void put_files_in_place(char *const *binds, char *const *before)
 {
 	char stage[] = "/tmp/hermit-stage-XXXXXX";
 	int staged = 0, n = 0;
 
+	for (size_t i = 0; before && before[i] && before[i + 1]; i += 2) {
+		const char *file = before[i], *path = before[i + 1];
+		int err = 0;
+
+		if (!in_private(path))
+			hm_debug("replay: cannot put '%s' back as it was: its folder is not private",
+				 path);
+		else if (!*file)
+			err = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+		else
+			err = copy_file(file, path, 0);
+		if (err)
+			hm_debug("replay: cannot put '%s' back as it was: %s", path,
+				 hm_strerror(err));
+	}
 	for (size_t i = 0; binds && binds[i] && binds[i + 1]; i += 2) {
 		const char *file = binds[i], *path = binds[i + 1];
 		char dir[4096], layer[4096 + 64], copy[8192], opts[16384];
@@ -309,6 +484,8 @@ static void put_files_in_place(char *const *binds)
 					  HM_EXIT_INTERNAL);
 			continue;
 		}
+		if (in_private(path) && copy_file(file, path, 1) == 0)
+			continue;
 		if (!slash || (size_t)(slash - path) >= sizeof(dir))
 			continue;
 		if (!staged) {
@@ -323,7 +500,7 @@ static void put_files_in_place(char *const *binds)
 		snprintf(layer, sizeof(layer), "%s/%d", stage, n++);
 		snprintf(copy, sizeof(copy), "%s/%s", layer, slash + 1);
 		snprintf(opts, sizeof(opts), "lowerdir=%s:%s", layer, dir);
-		if (mkdir(layer, 0755) < 0 || copy_file(file, copy) < 0 ||
+		if (mkdir(layer, 0755) < 0 || copy_file(file, copy, 1) < 0 ||
 		    mount("overlay", dir, "overlay", MS_RDONLY, opts) < 0) {
 			hm_error("cannot replay: '%s' is gone and cannot be put back: %s", path,
 				 hm_strerror(errno));
@@ -349,7 +526,9 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 	if (!l->network_host)
 		loopback_up();
 	virtual_cpus(l->cpus);
-	put_files_in_place(l->binds);
+	if (l->private_files)
+		private_view();
+	put_files_in_place(l->binds, l->before);
 	sethostname("hermit", 6);
 	setdomainname("(none)", 6);
 	guest = fork();

@@ -34,8 +34,19 @@ struct tracer_launch {
 	const char *cwd;    /* chdir here before exec; NULL: stay */
 	char *const *binds; /* pairs (file, path): FILE appears at PATH in the guest's mount
 			     * namespace (a bind mount; an overlay where PATH is gone) */
-	int quiet;	    /* the guest's stdout and stderr go to /dev/null */
+	char *const *before; /* pairs (file or "", path): put FILE's content at PATH, or
+			      * remove PATH when "", in the private view below */
+	int private_files; /* a copy-on-write view of the file system: the guest's writes
+			    * stay in memory (a replay must not change the world) */
+	int quiet;	   /* the guest's stdout and stderr go to /dev/null */
+	const int *fds;	   /* when not NULL, ended by -1: the descriptors the guest starts
+			    * with (a replay: those of the recording); others are closed,
+			    * missing ones open /dev/null */
 };
+
+/* The descriptors a guest launched now would inherit (not close-on-exec),
+ * in order, ended by -1; malloc'd. */
+int *tracer_inherited_fds(void);
 
 struct tracer_guest {
 	pid_t system[2]; /* helper processes outside the guest (namespace setup, init); 0 if none */
