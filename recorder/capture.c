@@ -459,6 +459,20 @@ void rec_diverged(struct rec *r, const struct rec_event_record *want,
 	if (r->diverged)
 		return;
 	r->diverged = 1;
+	if (r->running && hm_log_enabled(HM_LOG_DEBUG)) {
+		/* Where its memory was: a layout that differs shows here. */
+		char path[64], line[512];
+		FILE *maps;
+
+		snprintf(path, sizeof(path), "/proc/%d/maps", r->running->tid);
+		maps = fopen(path, "re");
+		while (maps && fgets(line, sizeof(line), maps)) {
+			line[strcspn(line, "\n")] = 0;
+			hm_debug("task %d: %s", r->running->index, line);
+		}
+		if (maps)
+			fclose(maps);
+	}
 	rec_event_describe(got, b, sizeof(b));
 	if (want) {
 		rec_event_describe(want, a, sizeof(a));

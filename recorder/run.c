@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -176,6 +177,17 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 static void on_exec(struct rec *r, struct task *t)
 {
 	int err = tracer_patch_vdso(t->tid);
+
+	if (hm_log_enabled(HM_LOG_DEBUG)) {
+		char link[64], exe[4096];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", t->tid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+		hm_debug("task %d exec'd '%s' (event %llu)", t->index, exe,
+			 (unsigned long long)r->events);
+	}
 
 	rec_timers_exec(r, t->tgid);
 	if (err && !r->vdso_warned) {

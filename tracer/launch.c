@@ -452,7 +452,7 @@ static void private_view(void)
  * run wrote are put back as they were before it (or removed, if they did
  * not exist), in the private view only.
  */
-static void put_files_in_place(char *const *binds, char *const *before)
+static void put_files_in_place(char *const *binds, const int *held, char *const *before)
 {
 	char stage[] = "/tmp/hermit-stage-XXXXXX";
 	int staged = 0, n = 0;
@@ -473,11 +473,13 @@ static void put_files_in_place(char *const *binds, char *const *before)
 				 hm_strerror(err));
 	}
 	for (size_t i = 0; binds && binds[i] && binds[i + 1]; i += 2) {
-		const char *file = binds[i], *path = binds[i + 1];
-		char dir[4096], layer[4096 + 64], copy[8192], opts[16384];
+		const char *path = binds[i + 1];
+		char dir[4096], layer[4096 + 64], copy[8192], opts[16384], file[64];
 		const char *slash = strrchr(path, '/');
 		struct stat st;
 
+		/* The copy as opened before the private view hid its file system. */
+		snprintf(file, sizeof(file), "/proc/self/fd/%d", held[i / 2]);
 		if (stat(path, &st) == 0) {
 			if (mount(file, path, NULL, MS_BIND, NULL) < 0)
 				child_die("cannot put a recorded file in place", errno,
@@ -512,12 +514,31 @@ static void put_files_in_place(char *const *binds, char *const *before)
 		umount2(stage, MNT_DETACH), rmdir(stage);
 }
 
+/* O_PATH descriptors of the copies in BINDS' pairs, ended by -1. */
+static int *hold_files(char *const *binds)
+{
+	size_t n = 0;
+	int *held;
+
+	while (binds && binds[n] && binds[n + 1])
+		n += 2;
+	held = xmalloc((n / 2 + 1) * sizeof(*held));
+	for (size_t i = 0; i < n; i += 2) {
+		held[i / 2] = open(binds[i], O_PATH | O_CLOEXEC);
+		if (held[i / 2] < 0)
+			child_die("cannot open a recorded file", errno, HM_EXIT_INTERNAL);
+	}
+	held[n / 2] = -1;
+	return held;
+}
+
 /* Pid 1 of the new pid namespace. */
 static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 	__attribute__((noreturn));
 static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 {
 	pid_t guest;
+	int *held;
 
 	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		child_die("cannot make the mount namespace private", errno, HM_EXIT_INTERNAL);
@@ -526,9 +547,16 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 	if (!l->network_host)
 		loopback_up();
 	virtual_cpus(l->cpus);
+	/* Hold the recorded copies first: the private view would put them
+	 * behind an overlay, whose mappings the kernel places differently
+	 * (no huge-page alignment), and the replay's addresses would move. */
+	held = hold_files(l->binds);
 	if (l->private_files)
 		private_view();
-	put_files_in_place(l->binds, l->before);
+	put_files_in_place(l->binds, held, l->before);
+	for (size_t i = 0; held[i] >= 0; i++)
+		close(held[i]);
+	free(held);
 	sethostname("hermit", 6);
 	setdomainname("(none)", 6);
 	guest = fork();
