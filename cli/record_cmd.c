@@ -42,7 +42,7 @@ void cli_record_usage(int ok)
 		"        ~/.local/share/hermit); the id is printed on stderr\n"
 		"list    the recordings: id, command, created, status, events, size\n"
 		"rm      delete recordings\n"
-		"clean   delete every recording that is not complete\n"
+		"clean   delete every recording (but one being recorded now)\n"
 		"\n"
 		"'hermit run --help' lists the run options.\n");
 }
@@ -134,10 +134,27 @@ static void set_item(cJSON *obj, const char *name, cJSON *item)
 
 static int write_json(const char *dir, const char *name, const cJSON *doc)
 {
-	char path[4096];
+	char path[4096], *text;
+	int err, fd;
+	size_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return hm_json_write(path, doc);
+	err = hm_json_write(path, doc);
+	if (err != -ENOSPC && err != -EDQUOT)
+		return err;
+	/* A full disk has no room for the temporary file: overwrite the old
+	 * one in place, in the blocks it has, so that the status it states
+	 * (incomplete) is still written. */
+	text = cJSON_Print(doc);
+	fd = text ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	n = text ? strlen(text) : 0;
+	if (fd >= 0 && hm_write_all(fd, text, n) == 0 && hm_write_all(fd, "\n", 1) == 0 &&
+	    ftruncate(fd, (off_t)n + 1) == 0)
+		err = 0;
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	return err;
 }
 
 static int write_manifest(const char *dir, const struct rec_files *f)
@@ -183,7 +200,7 @@ static int record_start(int argc, char **argv)
 	struct rec_files files = { 0 };
 	struct rec_result res;
 	struct rec_log *log = NULL;
-	char *datadir, *id = NULL, *dir = NULL, *base, path[4096], cwd[4096];
+	char *datadir, *id = NULL, *dir = NULL, *base, path[4096], cwd[4096], objects[4096];
 	cJSON *meta = NULL;
 	int status = cli_run_parse(argc, argv, "record start", &a), err, lock = -1, fd = -1;
 
@@ -227,6 +244,9 @@ static int record_start(int argc, char **argv)
 		goto out;
 	}
 	files.dir = path;
+	snprintf(objects, sizeof(objects), "%s/objects", datadir);
+	if (mkdir(objects, 0700) == 0 || errno == EEXIST)
+		files.objects = objects;
 	meta = new_metadata(id, &a.opts, cwd);
 	err = write_json(dir, "metadata.json", meta);
 	if (!err) {

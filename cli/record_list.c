@@ -75,13 +75,27 @@ static void load(const char *datadir, const char *id, struct entry *e)
 		hm_buf_init(&cmd);
 		argv = cJSON_GetObjectItemCaseSensitive(meta, "argv");
 		for (const cJSON *it = argv ? argv->child : NULL; it; it = it->next) {
-			if (cJSON_IsString(it))
-				hm_buf_addf(&cmd, "%s%s", cmd.len ? " " : "", it->valuestring);
+			if (!cJSON_IsString(it))
+				continue;
+			if (cmd.len)
+				hm_buf_add(&cmd, " ", 1);
+			/* One line per recording: control characters escaped. */
+			for (const char *c = it->valuestring; *c; c++) {
+				if (*c == '\n')
+					hm_buf_add(&cmd, "\\n", 2);
+				else if (*c == '\t')
+					hm_buf_add(&cmd, "\\t", 2);
+				else if ((unsigned char)*c < 32 || *c == 127)
+					hm_buf_add(&cmd, "?", 1);
+				else
+					hm_buf_add(&cmd, c, 1);
+			}
 		}
 		hm_buf_add(&cmd, "", 1);
 		e->command = (char *)cmd.data;
 		e->created = xstrdup(hm_json_str(meta, "created", "?"));
-		e->events = hm_json_int(meta, "events", -1);
+		/* Frames, as a replay numbers events; unknown while recording. */
+		e->events = hm_json_int(meta, "frames", -1);
 		if (hm_json_str(meta, "status", NULL)) {
 			const char *s =
 				replay_recording_state(dir, hm_json_str(meta, "status", ""));
@@ -195,10 +209,15 @@ int cli_record_list(int argc, char **argv)
 	} else {
 		printf("%-24s %-10s %-20s %8s %10s  %s\n", "ID", "STATUS", "CREATED", "EVENTS",
 		       "SIZE", "COMMAND");
-		for (size_t i = 0; i < n; i++)
-			printf("%-24s %-10s %-20s %8lld %10llu  %s\n", v[i].id, v[i].state,
-			       v[i].created ? v[i].created : "-", (long long)v[i].events,
+		for (size_t i = 0; i < n; i++) {
+			char events[24] = "-";
+
+			if (v[i].events >= 0)
+				snprintf(events, sizeof(events), "%lld", (long long)v[i].events);
+			printf("%-24s %-10s %-20s %8s %10llu  %s\n", v[i].id, v[i].state,
+			       v[i].created ? v[i].created : "-", events,
 			       (unsigned long long)v[i].size, v[i].command ? v[i].command : "-");
+		}
 	}
 	free_all(v, n);
 	free(datadir);
@@ -223,11 +242,39 @@ static int remove_recording(const char *datadir, const struct entry *e)
 	}
 	free(dir);
 	if (hm_datadir_get_last(datadir, &last) == 0 && strcmp(last, e->id) == 0) {
+		/* LAST names the newest recording left, if any. */
+		size_t n;
+		struct entry *v = load_all(datadir, &n);
+
+		if (n)
+			hm_datadir_set_last(datadir, v[n - 1].id);
 		snprintf(path, sizeof(path), "%s/LAST", datadir);
-		unlink(path);
+		if (!n)
+			unlink(path);
+		free_all(v, n);
 	}
 	free(last);
 	return err;
+}
+
+/* Drop the shared copies in objects/ that no recording links any more. */
+static void collect_objects(const char *datadir)
+{
+	char dir[4096], path[4096 + 300];
+	struct dirent *d;
+	struct stat st;
+	DIR *o;
+
+	snprintf(dir, sizeof(dir), "%s/objects", datadir);
+	o = opendir(dir);
+	while (o && (d = readdir(o))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (d->d_name[0] != '.' && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_nlink == 1)
+			unlink(path);
+	}
+	if (o)
+		closedir(o);
 }
 
 int cli_record_rm(int argc, char **argv)
@@ -261,6 +308,7 @@ int cli_record_rm(int argc, char **argv)
 		free(e.command);
 		free(e.created);
 	}
+	collect_objects(datadir);
 	free(datadir);
 	return status;
 }
@@ -287,6 +335,7 @@ int cli_record_clean(int argc, char **argv)
 			status = HM_EXIT_INTERNAL;
 	}
 	free_all(v, n);
+	collect_objects(datadir);
 	free(datadir);
 	return status;
 }

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -254,6 +255,54 @@ static void log_input(struct rec *r, struct task *t, const struct rec_call *c)
 	hm_buf_reset(&r->payload);
 }
 
+/*
+ * Replay, a read that runs: ask the kernel for no more than the recording
+ * got. A stream socket or pipe may hold more now than it did then (the
+ * sender's data arrives as the kernel pleases), and what this read takes
+ * beyond the recorded count the next read would miss. The count is the
+ * third argument of read, pread64 and recvfrom alike.
+ */
+static void clamp_read(struct rec *r, struct task *t, struct rec_call *c)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+	struct rec_event_record want;
+
+	make_record(t, c, REC_EV_INPUT, &want);
+	if (r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
+	    memcmp(ev->fields, want.fields, 9 * sizeof(int64_t)) != 0 || REC_EV_RET(ev) < 0 ||
+	    (uint64_t)REC_EV_RET(ev) >= c->args[2])
+		return;
+	c->regs.rdx = (uint64_t)REC_EV_RET(ev);
+	tracer_set_regs(t->tid, &c->regs);
+}
+
+/* How long a replay waits for input the recording says came (wall clock). */
+#define DUE_WAIT_NS (5LL * HM_NS_PER_SEC)
+
+int rec_replay_completes(struct rec *r, struct task *t)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+	struct rec_event_record want;
+	struct timespec ts;
+	int64_t now;
+
+	if (!t->hidden || !t->pending)
+		return 0;
+	make_record(t, &t->call, REC_EV_INPUT, &want);
+	if (r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
+	    memcmp(ev->fields, want.fields, 9 * sizeof(int64_t)) != 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
+	if (!t->due_since)
+		t->due_since = now;
+	return now - t->due_since < DUE_WAIT_NS;
+}
+
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
 {
 	struct rec_call *c = &t->call;
@@ -277,6 +326,8 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		rec_resume(t, RESUME_CONT, 0);
 		return;
 	}
+	if (r->opts->mode == REC_MODE_REPLAY && row->out == OUT_RET)
+		clamp_read(r, t, c);
 	t->pending = row;
 	t->hidden = 1;
 	rec_resume(t, RESUME_SYSCALL, 0);
@@ -291,6 +342,7 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 	size_t n;
 
 	t->hidden = 0;
+	t->due_since = 0;
 	if (tracer_get_regs(t->tid, &regs) < 0)
 		return;
 	if (row->out == OUT_NONE) {
@@ -322,6 +374,30 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 
 /* ---- files ---- */
 
+/*
+ * Keep a copy of PATH: never a hard link to the original, which a rebuild
+ * that writes in place would change under the recording (and whose link
+ * count other programs see). One copy per content in objects/, hard-linked
+ * into the recording's files/, so recordings share what they have in
+ * common; a copy into files/ where that cannot be.
+ */
+static int store(struct rec_files *f, const char *path, char hex[65], uint64_t *size)
+{
+	char obj[4096 + 80], mine[4096 + 80];
+	int err;
+
+	if (!f->objects)
+		return hm_store_copy(f->dir, path, hex, size);
+	err = hm_store_copy(f->objects, path, hex, size);
+	if (err)
+		return err;
+	snprintf(obj, sizeof(obj), "%s/%s", f->objects, hex);
+	snprintf(mine, sizeof(mine), "%s/%s", f->dir, hex);
+	if (link(obj, mine) == 0 || errno == EEXIST)
+		return 0;
+	return hm_store_copy(f->dir, obj, hex, size);
+}
+
 int rec_files_add(struct rec_files *f, const char *path)
 {
 	struct stat st;
@@ -337,7 +413,7 @@ int rec_files_add(struct rec_files *f, const char *path)
 	}
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0; /* devices, /proc files: nothing to keep */
-	err = hm_store_file(f->dir, path, hex, &size);
+	err = store(f, path, hex, &size);
 	if (err) {
 		if (!f->failed)
 			hm_warn("cannot copy '%s' into the recording: %s", path, hm_strerror(err));
@@ -414,7 +490,7 @@ void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c)
 		hm_warn("'%s' is too large to keep as it was before the run wrote it", path);
 		return;
 	} else {
-		err = hm_store_copy(f->dir, path, e.sha256, &e.size);
+		err = store(f, path, e.sha256, &e.size);
 		if (err) {
 			if (!f->failed)
 				hm_warn("cannot copy '%s' into the recording: %s", path,

@@ -64,6 +64,7 @@ struct task {
 	pid_t vfork_parent;		   /* the parent held until this one execs */
 	const struct rec_syscall *pending; /* call awaiting its exit stop */
 	int hidden;			   /* that call is not a scheduling point (capture.c) */
+	int64_t due_since;		   /* replay: when it blocked in a read the log has done */
 	struct rec_call call;
 
 	enum wait_kind wait;	     /* with TASK_WAITING */
@@ -242,6 +243,10 @@ int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 /* Record: an open (C) that may write a file: keep the file as it was
  * before the run's first such open, or that it did not exist. */
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
+/* Replay: T, running and blocked in a hidden read, is the next thing the
+ * log records (its input frame), so the data is due: wait for it rather
+ * than park T, up to a few seconds (then park; the replay will tell). */
+int rec_replay_completes(struct rec *r, struct task *t);
 /* Record: copy the files T's new program maps (after exec). */
 void rec_capture_exec(struct rec *r, struct task *t);
 /* Replay: the recorded event did not match. Report it once, end (122). */

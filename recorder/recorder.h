@@ -65,7 +65,9 @@ struct rec_log; /* evlog.c: the event-log writer */
 /* Record: the folder files the run maps are copied into (files/), and
  * what was copied (path -> sha256), for manifest.json. */
 struct rec_files {
-	const char *dir;
+	const char *dir;     /* the recording's files/ */
+	const char *objects; /* the data folder's objects/: one copy of each content, which
+			      * files/ of every recording hard-links (NULL: copy into dir) */
 	struct rec_file_entry {
 		char *path;
 		char sha256[65];

@@ -315,6 +315,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		 * handler decides again: this attempt needs no exit handler. */
 		t->pending = NULL;
 		t->hidden = 0;
+		t->due_since = 0;
 		if (t->wants_interrupt && t == r->running) {
 			t->wants_interrupt = 0;
 			rec_park(r, t);

@@ -199,6 +199,8 @@ void rec_check_blocked(struct rec *r)
 
 	if (!t || !t->stopped_once || !tracer_task_blocked(t->tid, &nr))
 		return;
+	if (r->opts->mode == REC_MODE_REPLAY && rec_replay_completes(r, t))
+		return; /* the recording says its input came: it is on its way */
 	/* Again if one was sent: an interrupt can be lost in a stop that
 	 * single-steps or injects (tracer/sites.c, tracer/inject.c). */
 	hm_trace("task %d blocked in syscall %ld", t->index, nr);
