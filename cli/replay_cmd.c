@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -12,12 +13,17 @@
 static void replay_usage(int ok)
 {
 	fprintf(ok ? stdout : stderr,
-		"usage: hermit replay [ID] --autopilot [-q]\n"
+		"usage: hermit replay [ID] [--autopilot] [-q] [--port N] [--gdb PATH]\n"
+		"                          [--gdbserver-only]\n"
 		"\n"
-		"Run a recording again, exactly: the same output, exit status and events.\n"
+		"Run a recording again, exactly: the same output, exit status and events,\n"
+		"under gdb (reverse execution included), or without a debugger.\n"
 		"ID is a recording of 'hermit record list'; without one, the newest.\n"
 		"\n"
-		"  --autopilot   replay without a debugger\n"
+		"  --autopilot        replay without a debugger\n"
+		"  --port N           serve gdb on 127.0.0.1:N (default: a free port)\n"
+		"  --gdb PATH         the gdb to start (default: gdb)\n"
+		"  --gdbserver-only   print the gdb command to connect, and serve\n"
 		"  -q, --quiet   do not show the guest's stdout and stderr\n"
 		"  --log=LEVEL   error, warn, info, debug or trace (default warn)\n"
 		"\n"
@@ -35,6 +41,21 @@ int cli_replay(int argc, char **argv)
 
 		if (strcmp(a, "--autopilot") == 0) {
 			autopilot = 1;
+		} else if (strcmp(a, "--gdbserver-only") == 0) {
+			o.gdbserver_only = 1;
+		} else if ((strcmp(a, "--port") == 0 || strcmp(a, "--gdb") == 0) && i + 1 < argc) {
+			if (a[2] == 'g') {
+				o.gdb = argv[++i];
+			} else {
+				char *end;
+				long port = strtol(argv[++i], &end, 10);
+
+				if (*end || port < 0 || port > 65535) {
+					hm_error("invalid --port '%s': expected 0 to 65535", argv[i]);
+					return HM_EXIT_INTERNAL;
+				}
+				o.port = (int)port;
+			}
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
 			o.quiet = 1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -60,9 +81,5 @@ int cli_replay(int argc, char **argv)
 			o.id = a;
 		}
 	}
-	if (!autopilot) {
-		hm_error("cannot replay under gdb yet: use 'hermit replay --autopilot'");
-		return HM_EXIT_INTERNAL;
-	}
-	return replay_autopilot(&o);
+	return autopilot ? replay_autopilot(&o) : replay_gdb(&o);
 }

@@ -199,6 +199,8 @@ struct rsp_target_ops {
 	 * in all-stop mode: the other threads run as the recording has them.
 	 * Blocks until the target stops and fills *STOP. A signal gdb asks to
 	 * deliver (C, S) is not passed on: a replay delivers what was recorded.
+	 * -EINPROGRESS: the target goes on in its caller's loop and reports
+	 * the stop later with rsp_session_stopped() (no reply is sent now).
 	 */
 	int (*resume)(void *t, enum rsp_resume how, int tid, struct rsp_stop *stop);
 	/* qXfer OBJECT ("auxv", "exec-file") with ANNEX ("" or the pid in hex):

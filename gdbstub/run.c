@@ -94,7 +94,13 @@ static void resume(struct rsp_session *s, enum rsp_resume how, int tid)
 {
 	struct rsp_stop st = { .kind = RSP_STOP_SIGNAL, .sig = SIGTRAP_GDB };
 
-	if (!s->ops->resume || s->ops->resume(s->t, how, tid, &st) < 0) {
+	int err = s->ops->resume ? s->ops->resume(s->t, how, tid, &st) : -EOPNOTSUPP;
+
+	/* A target that runs in the caller's loop (the replayer) answers
+	 * later, through rsp_session_stopped(). */
+	if (err == -EINPROGRESS)
+		return;
+	if (err < 0) {
 		rsp_reply_str(s, "E01");
 		return;
 	}

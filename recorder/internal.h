@@ -152,6 +152,10 @@ struct rec {
 	struct hm_buf payload; /* record: the output of the event being made */
 	int diverged;	       /* replay: the divergence was reported */
 	int spin_hits;	       /* replay: passes at a spin point, registers unmatched */
+	struct task *dbg_pending; /* debugger: stop when this task is resumed next */
+	int dbg_stop_next;	  /* debugger: stop when any guest task is resumed next */
+	pid_t dbg_step;		  /* debugger: the task that single-steps */
+	int dbg_started;	  /* debugger: the first exec was seen */
 	int event_write_failed;
 	int vdso_warned;
 };
@@ -213,6 +217,10 @@ void rec_run_task(struct rec *r, struct task *t);
 /* Stop running T for now; it goes on with MODE when chosen again. */
 void rec_set_aside(struct rec *r, struct task *t, enum task_state state, enum resume_mode mode);
 int rec_resume(struct task *t, enum resume_mode mode, int sig);
+/* Let R's debugger stop tasks as they are resumed (NULL: none). */
+void rec_debug_attach(struct rec *r);
+/* Stop T for the debugger now: 0 to go on, -1 when the run was ended. */
+int rec_debug_stop(struct rec *r, struct task *t);
 /* Make T (stopped at the entry of the call in t->call) wait for KIND,
  * until DEADLINE (virtual ns, -1 for ever). */
 void rec_block(struct rec *r, struct task *t, enum wait_kind kind, int64_t deadline);

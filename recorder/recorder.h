@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Tick sources (DESIGN.md "Preemption"). */
 enum rec_preempt {
@@ -80,6 +81,49 @@ struct rec_files {
 	int failed; /* -errno of the first copy that failed, else 0 */
 };
 
+/* ---- replay under a debugger (replayer/debug.c drives it) ---- */
+
+enum rec_dbg_go {
+	REC_DBG_CONT, /* go on */
+	REC_DBG_STEP, /* one instruction of the stopped task, then stop again */
+	REC_DBG_KILL, /* end this run (the debugger replays again, or quits) */
+	REC_DBG_NEXT, /* go on, and stop when a guest task is resumed next */
+};
+
+struct rec_dbg_thread {
+	pid_t tid, tgid, vtid;
+	int index; /* creation order: the task number of events */
+};
+
+struct rec_dbg_stop {
+	pid_t tid;	 /* the stopped task */
+	pid_t tgid;	 /* its process */
+	int index;	 /* its task number */
+	uint64_t frames; /* log frames taken: where in the recording this is */
+	const struct rec_dbg_thread *threads; /* every live guest task */
+	size_t nthreads;
+};
+
+struct rec_debugger {
+	void *ctx;
+	/* The replay stopped: every guest task is in a ptrace stop. Returns
+	 * how it goes on (may serve the debugger meanwhile). */
+	enum rec_dbg_go (*stopped)(void *ctx, const struct rec_dbg_stop *st);
+	/* A SIGTRAP of task TID (task INDEX of process TGID) the recorder does
+	 * not own: 1 when it is the debugger's (a breakpoint, a watchpoint, a
+	 * step it asked for) and it stops there; 2 when it is the debugger's
+	 * and the task goes on; 0 when it is not. */
+	int (*trap)(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
+	/* Frame FRAMES was taken (task INDEX's event): 1 to stop before the
+	 * next guest task goes on. */
+	int (*at_event)(void *ctx, uint64_t frames, int index);
+	/* The program's first instruction (after its first exec): 1 to stop. */
+	int (*at_start)(void *ctx);
+	/* The program's main thread exits (frames taken so far): 1 to stop
+	 * there, before it is gone. */
+	int (*at_exit)(void *ctx, uint64_t frames);
+};
+
 struct rec_options {
 	char *const *argv;	    /* guest command */
 	char *const *envp;	    /* guest environment */
@@ -106,6 +150,7 @@ struct rec_options {
 	char *const *before; /* replay: pairs (copy or "", path): files as they were before
 			      * the recorded run wrote them ("": absent) */
 	int quiet;	    /* replay -q: the guest's stdout and stderr go to /dev/null */
+	const struct rec_debugger *debugger; /* replay: a debugger drives it (NULL: none) */
 	const int *fds;	    /* replay: the descriptors the recorded guest started with,
 			     * ended by -1 (NULL: what hermit has) */
 };

@@ -83,6 +83,9 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 		}
 		r->opts->source->take(r->opts->source->ctx);
 		r->frames++;
+		if (r->opts->debugger &&
+		    r->opts->debugger->at_event(r->opts->debugger->ctx, r->frames, t->index))
+			r->dbg_stop_next = 1;
 	}
 }
 
@@ -738,6 +741,24 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		}
 		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t))
 			break;
+		/* After the recorder's own int3s: a step onto a site is the site's. */
+		if (s->sig == SIGTRAP && r->opts->debugger) {
+			int stepping = r->dbg_step == t->tid;
+
+			if (stepping)
+				r->dbg_step = 0;
+			int got = r->opts->debugger->trap(r->opts->debugger->ctx, t->tid,
+							  t->tgid, t->index, stepping);
+
+			if (got) {
+				if (got == 1)
+					r->dbg_pending = t;
+				rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
+				break;
+			}
+			if (stepping)
+				r->dbg_step = t->tid; /* not the step's trap: it goes on */
+		}
 		if (r->opts->mode == REC_MODE_REPLAY && from_terminal(t, s->sig)) {
 			/* Ctrl-C at a replay ends the replay. */
 			hm_error("replay interrupted by signal %d at event %llu", s->sig,
@@ -773,9 +794,20 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		t = exec_task(r, t, (pid_t)s->msg);
 		on_exec(r, t);
 		r->progress++;
+		if (r->opts->debugger && !r->dbg_started && t->index == 0) {
+			/* The program's first instruction: where a debugger starts. */
+			r->dbg_started = 1;
+			if (r->opts->debugger->at_start(r->opts->debugger->ctx))
+				r->dbg_pending = t;
+		}
 		rec_resume(t, RESUME_CONT, 0);
 		break;
 	case TRACER_EXIT:
+		/* The debugged program's end: a stop, while it still is. */
+		if (r->opts->debugger && t->index == 0 && !r->ended &&
+		    r->opts->debugger->at_exit(r->opts->debugger->ctx, r->frames) &&
+		    rec_debug_stop(r, t) < 0)
+			break;
 		/* It dies now. Its exit is reported to waitpid in a moment, and
 		 * the run waits for that (the zombie it leaves is what a waiting
 		 * parent sees), except for a thread-group leader with threads
@@ -959,6 +991,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	}
 	if (r.running)
 		tracer_blockwatch_set(r.running->tid);
+	rec_debug_attach(opts->debugger ? &r : NULL);
 	if (opts->timeout_ns > 0)
 		tracer_blockwatch_deadline(opts->timeout_ns);
 	for (;;) {
@@ -1002,6 +1035,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		handle(&r, &s);
 	}
 	tracer_blockwatch_stop();
+	rec_debug_attach(NULL);
 	tracer_bp_clear();
 	end_system_tasks(&r);
 	tracer_tsc_free();

@@ -107,9 +107,61 @@ void rec_make_ready(struct rec *r, struct task *t)
 	r->runq[r->runq_len++] = t;
 }
 
+/* The run a debugger drives, if any (one per hermit process). */
+static struct rec *debugged;
+
+void rec_debug_attach(struct rec *r)
+{
+	debugged = r;
+}
+
+int rec_debug_stop(struct rec *r, struct task *t)
+{
+	const struct rec_debugger *d = r->opts->debugger;
+	struct rec_dbg_thread *threads = xcalloc(r->ntasks + 1, sizeof(*threads));
+	struct rec_dbg_stop st = { t->tid, t->tgid, t->index, r->frames, threads, 0 };
+	enum rec_dbg_go go;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *x = r->tasks[i];
+
+		if (x->system || x->state == TASK_EXITING || !x->stopped_once)
+			continue;
+		threads[st.nthreads].tid = x->tid;
+		threads[st.nthreads].tgid = x->tgid;
+		threads[st.nthreads].vtid = x->vtid;
+		threads[st.nthreads].index = x->index;
+		st.nthreads++;
+	}
+	/* Nothing runs while the debugger has the floor: no block watch. */
+	tracer_blockwatch_set(0);
+	go = d->stopped(d->ctx, &st);
+	tracer_blockwatch_set(r->running ? r->running->tid : 0);
+	free(threads);
+	r->dbg_step = go == REC_DBG_STEP ? t->tid : 0;
+	r->dbg_stop_next = go == REC_DBG_NEXT;
+	if (go == REC_DBG_KILL) {
+		rec_end_run(r, HM_EXIT_INTERNAL);
+		r->diverged = 1; /* ended on purpose: nothing to compare */
+		return -1;
+	}
+	return 0;
+}
+
 int rec_resume(struct task *t, enum resume_mode mode, int sig)
 {
-	int err = mode == RESUME_SYSCALL ? tracer_syscall(t->tid, sig) : tracer_cont(t->tid, sig);
+	int err;
+
+	if (debugged && !t->system && (debugged->dbg_pending == t || debugged->dbg_stop_next)) {
+		debugged->dbg_pending = NULL;
+		debugged->dbg_stop_next = 0;
+		if (rec_debug_stop(debugged, t) < 0)
+			return 0;
+	}
+	if (debugged && debugged->dbg_step == t->tid && mode == RESUME_CONT)
+		err = tracer_step(t->tid, sig);
+	else
+		err = mode == RESUME_SYSCALL ? tracer_syscall(t->tid, sig) : tracer_cont(t->tid, sig);
 
 	/* ESRCH: it died under us; its exit is on its way to waitpid. */
 	return err == -ESRCH ? 0 : err;

@@ -76,13 +76,28 @@ const char *replay_preempt_name(enum rec_preempt p);
 /* ---- session.c: replaying a recording ---- */
 
 struct replay_options {
-	const char *id; /* the recording; NULL: the newest (LAST) */
-	int quiet;	/* -q: the guest's stdout and stderr to /dev/null */
+	const char *id;	    /* the recording; NULL: the newest (LAST) */
+	int quiet;	    /* -q: the guest's stdout and stderr to /dev/null */
+	int port;	    /* gdb: the port on 127.0.0.1; 0: any free one */
+	const char *gdb;    /* gdb: the debugger to start (default "gdb") */
+	int gdbserver_only; /* gdb: print the command to connect, start none */
 };
 
 /* `hermit replay --autopilot`: the guest's exit status when the replay
  * matched the recording to its end, 122 when it diverged, 125 when the
  * recording cannot be used (one line printed). */
 int replay_autopilot(const struct replay_options *o);
+
+/* `hermit replay [ID]`: serve gdb on 127.0.0.1 and start it (or print
+ * how to, --gdbserver-only). The replay's exit status, or 125. */
+int replay_gdb(const struct replay_options *o);
+
+/* ---- debug.c: the replay under gdb ---- */
+
+/* Accept gdb on LISTEN_FD and replay RC for it, again and again as it
+ * goes back, until it leaves; REOPEN rewinds SOURCE before each replay
+ * after the first. The last replay's exit status. */
+int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *source,
+		 int (*reopen)(void *ctx), void *reopen_ctx);
 
 #endif /* HERMIT_REPLAYER_H */

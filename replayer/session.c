@@ -7,10 +7,15 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "replayer.h"
@@ -63,27 +68,32 @@ static int pick(const char *datadir, const char *id, char **out)
 	return err;
 }
 
-int replay_autopilot(const struct replay_options *o)
+/* Open and check recording O->id (or the newest) for a replay; 0, or the
+ * exit status (125) after a message. */
+static int prepare(const struct replay_options *o, char **idp, struct replay_recording *rc,
+		   char *path, size_t size)
 {
-	char *datadir = hm_datadir_path(), *id = NULL, path[4096];
-	struct replay_recording rc;
+	char *datadir = hm_datadir_path(), *id = NULL;
 	struct replay_log_check check;
-	struct source_state src = { .state = 1 };
-	struct rec_source source = { &src, source_peek, source_take };
-	struct rec_result res;
-	int status = HM_EXIT_INTERNAL, err;
+	int err;
 
+	*idp = NULL;
 	if (!datadir) {
 		hm_error("cannot replay: no data folder (set HERMIT_DATA_DIR or HOME)");
 		return HM_EXIT_INTERNAL;
 	}
-	if (pick(datadir, o->id, &id) < 0 || replay_recording_open(datadir, id, &rc) < 0)
-		goto out;
-	if (strcmp(rc.state, "recording") == 0) {
-		hm_error("cannot replay '%s': it is still being recorded", id);
-		goto out_rc;
+	if (pick(datadir, o->id, &id) < 0 || replay_recording_open(datadir, id, rc) < 0) {
+		free(id);
+		free(datadir);
+		return HM_EXIT_INTERNAL;
 	}
-	snprintf(path, sizeof(path), "%s/events.xz", rc.dir);
+	free(datadir);
+	*idp = id;
+	if (strcmp(rc->state, "recording") == 0) {
+		hm_error("cannot replay '%s': it is still being recorded", id);
+		goto bad;
+	}
+	snprintf(path, size, "%s/events.xz", rc->dir);
 	err = replay_log_check(path, &check);
 	if (err || check.error) {
 		err = err ? err : check.error;
@@ -91,33 +101,158 @@ int replay_autopilot(const struct replay_options *o)
 			 err == -EBADMSG ? "is damaged"
 			 : err == -EPIPE ? "is truncated"
 					 : hm_strerror(err));
-		goto out_rc;
+		goto bad;
 	}
-	if (!check.complete && strcmp(rc.state, "complete") == 0) {
+	if (!check.complete && strcmp(rc->state, "complete") == 0) {
 		hm_error("cannot replay '%s': events.xz is truncated (%llu events left)", id,
 			 (unsigned long long)check.frames);
-		goto out_rc;
+		goto bad;
 	}
 	if (!check.complete)
 		hm_notice("recording '%s' is incomplete: replaying the %llu events it holds", id,
 			  (unsigned long long)check.frames);
+	rc->opts.mode = REC_MODE_REPLAY;
+	rc->opts.quiet = o->quiet;
+	if (!rc->opts.namespaces)
+		rc->opts.binds = rc->opts.before = NULL; /* no mount namespace for them */
+	return 0;
+bad:
+	replay_recording_free(rc);
+	return HM_EXIT_INTERNAL;
+}
+
+int replay_autopilot(const struct replay_options *o)
+{
+	char *id, path[4096];
+	struct replay_recording rc;
+	struct source_state src = { .state = 1 };
+	struct rec_source source = { &src, source_peek, source_take };
+	struct rec_result res;
+	int status = prepare(o, &id, &rc, path, sizeof(path)), err;
+
+	if (status) {
+		free(id);
+		return status;
+	}
 	err = replay_log_open(path, &src.log);
 	if (err) {
 		hm_error("cannot replay '%s': events.xz: %s", id, hm_strerror(err));
-		goto out_rc;
+		status = HM_EXIT_INTERNAL;
+	} else {
+		rc.opts.source = &source;
+		err = rec_run(&rc.opts, &res);
+		status = err ? HM_EXIT_INTERNAL : res.exit_status;
+		replay_log_close(src.log);
 	}
-	rc.opts.mode = REC_MODE_REPLAY;
-	rc.opts.source = &source;
-	rc.opts.quiet = o->quiet;
-	if (!rc.opts.namespaces)
-		rc.opts.binds = rc.opts.before = NULL; /* no mount namespace for them */
-	err = rec_run(&rc.opts, &res);
-	status = err ? HM_EXIT_INTERNAL : res.exit_status;
-	replay_log_close(src.log);
-out_rc:
 	replay_recording_free(&rc);
-out:
 	free(id);
-	free(datadir);
+	return status;
+}
+
+struct rewind {
+	struct source_state *src;
+	const char *path;
+};
+
+/* Back to the log's first frame, for another replay. */
+static int rewind_log(void *ctx)
+{
+	struct rewind *rw = ctx;
+	int err;
+
+	replay_log_close(rw->src->log);
+	memset(rw->src, 0, sizeof(*rw->src));
+	rw->src->state = 1;
+	err = replay_log_open(rw->path, &rw->src->log);
+	if (err)
+		hm_error("cannot read '%s' again: %s", rw->path, hm_strerror(err));
+	return err;
+}
+
+/* A socket listening on 127.0.0.1:PORT (0: any); its port in *PORT. */
+static int listen_local(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)*port);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 1) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+int replay_gdb(const struct replay_options *o)
+{
+	char *id, path[4096], target[64];
+	struct replay_recording rc;
+	struct source_state src = { .state = 1 };
+	struct rec_source source = { &src, source_peek, source_take };
+	struct rewind rw = { &src, path };
+	const char *exe;
+	int status = prepare(o, &id, &rc, path, sizeof(path)), port = o->port, fd, err;
+	pid_t gdb = 0;
+
+	if (status) {
+		free(id);
+		return status;
+	}
+	/* The program as recorded: its copy, even if the original is gone. */
+	exe = rc.binds && rc.binds[0] ? rc.binds[0] : rc.argv[0];
+	fd = listen_local(&port);
+	if (fd < 0) {
+		hm_error("cannot listen on 127.0.0.1:%d: %s", o->port, hm_strerror(fd));
+		status = HM_EXIT_INTERNAL;
+		goto out;
+	}
+	snprintf(target, sizeof(target), "target extended-remote 127.0.0.1:%d", port);
+	if (o->gdbserver_only) {
+		printf("gdb -ex '%s' %s\n", target, exe);
+		fflush(stdout);
+	} else {
+		gdb = fork();
+		if (gdb == 0) {
+			const char *g = o->gdb ? o->gdb : "gdb";
+
+			execlp(g, g, "-q", "-ex", target, exe, (char *)NULL);
+			hm_error("cannot run '%s': %s", g, hm_strerror(errno));
+			_exit(HM_EXIT_NOTFOUND);
+		}
+		if (gdb < 0) {
+			hm_error("cannot start gdb: %s", hm_strerror(errno));
+			status = HM_EXIT_INTERNAL;
+			goto out_fd;
+		}
+	}
+	err = replay_log_open(path, &src.log);
+	if (err) {
+		hm_error("cannot replay '%s': events.xz: %s", id, hm_strerror(err));
+		status = HM_EXIT_INTERNAL;
+		goto out_gdb;
+	}
+	status = replay_debug(&rc, fd, &source, rewind_log, &rw);
+	replay_log_close(src.log);
+out_gdb:
+	if (gdb > 0) {
+		int st;
+
+		while (waitpid(gdb, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+out_fd:
+	close(fd);
+out:
+	replay_recording_free(&rc);
+	free(id);
 	return status;
 }

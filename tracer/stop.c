@@ -196,6 +196,11 @@ int tracer_syscall(pid_t tid, int sig)
 	return restart(PTRACE_SYSCALL, tid, sig);
 }
 
+int tracer_step(pid_t tid, int sig)
+{
+	return restart(PTRACE_SINGLESTEP, tid, sig);
+}
+
 int tracer_interrupt(pid_t tid)
 {
 	return restart(PTRACE_INTERRUPT, tid, 0);

@@ -102,6 +102,8 @@ const char *tracer_stop_name(enum tracer_stop_kind kind);
 /* Resume; 0, -ESRCH if the task died under us, or -errno. */
 int tracer_cont(pid_t tid, int sig);
 int tracer_syscall(pid_t tid, int sig);
+/* PTRACE_SINGLESTEP: one instruction, then a SIGTRAP stop. */
+int tracer_step(pid_t tid, int sig);
 int tracer_interrupt(pid_t tid);
 /* The siginfo of TID's signal-delivery stop. */
 int tracer_siginfo(pid_t tid, siginfo_t *si);
