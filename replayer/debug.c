@@ -697,6 +697,8 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
 			d->anchored = 1;
 			d->steps_left = d->target.steps;
+			if (d->steps_left)
+				remove_bps(d); /* steps count instructions, not traps */
 		}
 		/* After an event, the steps are the target task's, whoever runs first. */
 		if (d->anchored && d->target.anchor != AT_TRAP && d->target.steps &&
@@ -754,6 +756,8 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 		    ++d->pc_seen == d->last_hit.nth) {
 			struct pos p = d->target;
 
+			hm_debug("debugger: %" PRIu64 " steps from event %" PRIu64 " to the hit",
+				 d->counted, p.frames);
 			if (d->counted == 0) {
 				d->begin = p.anchor == AT_START;
 				p = d->last_hit; /* nothing before it in its interval */
@@ -852,8 +856,8 @@ static int dbg_at_event(void *ctx, uint64_t frames, int index)
 	count_reset(d, frames);
 	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0 };
 	/* Stop at the event a seek or a count starts from. */
-	return (d->mode == TO_POS || d->mode == COUNT) && d->target.anchor == AT_EVENT &&
-	       d->target.frames == frames;
+	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN) &&
+	       d->target.anchor == AT_EVENT && d->target.frames == frames;
 }
 
 static int dbg_at_exit(void *ctx, uint64_t frames)

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# gdb -batch -x replay.py: drives real gdb against `hermit replay
+# --gdbserver-only` (port in HERMIT_GDB_PORT) on a recording of
+# tests/guests/gdbtwo, and asserts; any failure exits gdb with status 1.
+import os
+import gdb
+
+
+def run(cmd):
+    return gdb.execute(cmd, to_string=True)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    gdb.flush()
+    os._exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def counter():
+    return int(gdb.parse_and_eval("counter"))
+
+
+def func():
+    return gdb.selected_frame().name()
+
+
+def pc():
+    return int(gdb.parse_and_eval("$pc"))
+
+
+def when():
+    return run("monitor when").strip()
+
+
+try:
+    run("set pagination off")
+    run("set confirm off")
+    run("set sysroot /")
+    run("target extended-remote 127.0.0.1:%s" % os.environ["HERMIT_GDB_PORT"])
+    check(when().startswith("event 0"), "the replay does not start at event 0: " + when())
+    run("break bump")
+
+    # Each hit of bump, forwards: the global grows, 'by' is 1 or 10.
+    seen = []
+    for i in range(3):
+        run("continue")
+        check(func() == "bump", "hit %d: stopped in %s, not bump" % (i, func()))
+        by = int(gdb.parse_and_eval("by"))
+        check(by in (1, 10), "hit %d: by = %d" % (i, by))
+        seen.append((counter(), when(), pc()))
+    check(seen[0][0] < seen[2][0] or seen[0][0] == 0, "counter did not grow: %r" % seen)
+    check(len({w for _, w, _ in seen}) == 3, "monitor when did not change: %r" % seen)
+    bp_pc = seen[2][2]
+
+    # Both workers and the main thread are there.
+    threads = gdb.selected_inferior().threads()
+    check(len(threads) >= 3, "info threads lists %d threads" % len(threads))
+
+    # reverse-continue: back to the previous hit, with the earlier value.
+    run("reverse-continue")
+    check(func() == "bump", "reverse-continue stopped in %s" % func())
+    check((counter(), when()) == seen[1][:2],
+          "reverse-continue: %r, not the second hit %r" % ((counter(), when()), seen[1][:2]))
+    run("reverse-continue")
+    check((counter(), when()) == seen[0][:2], "second reverse-continue: %r" % ((counter(), when()),))
+
+    # reverse-stepi: one instruction back, still in bump; stepi forward again.
+    run("reverse-stepi")
+    back = pc()
+    check(back != bp_pc and func() == "bump", "reverse-stepi: pc %#x in %s" % (back, func()))
+    w = when()
+    run("stepi")
+    check(pc() == bp_pc, "stepi after reverse-stepi: pc %#x, not %#x" % (pc(), bp_pc))
+    check(when() != w, "monitor when did not move with stepi")
+
+    # reverse-finish: out of bump, into its caller, before the call.
+    run("reverse-finish")
+    check(func() == "worker", "reverse-finish stopped in %s, not worker" % func())
+
+    # Forwards again to the end: the program's total.
+    run("delete")
+    run("continue")
+    run("kill")
+except gdb.error as e:
+    fail("gdb: %s" % e)
+print("PASS")
+os._exit(0)
