@@ -112,7 +112,8 @@ struct rec_debugger {
 	/* A SIGTRAP of task TID (task INDEX of process TGID) the recorder does
 	 * not own: 1 when it is the debugger's (a breakpoint, a watchpoint, a
 	 * step it asked for) and it stops there; 2 when it is the debugger's
-	 * and the task goes on; 0 when it is not. */
+	 * and the task goes on; 3 when it goes on by single steps; 0 when it
+	 * is not. */
 	int (*trap)(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
 	/* Frame FRAMES was taken (task INDEX's event): 1 to stop before the
 	 * next guest task goes on. */

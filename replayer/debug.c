@@ -119,6 +119,8 @@ struct dbg {
 	uint64_t pc_seen;	/* COUNT: passes at the target's pc */
 	int begin;		/* the stop is at the start, reached backwards */
 	int over;		/* stepping off a breakpoint: 1 to go on after, 2 to stop */
+	int wstep;		/* continuing by single steps to watch memory */
+	uint8_t wold[4][8];	/* the watched bytes as last seen */
 	int exited, status;	/* the replay ended, with this status */
 };
 
@@ -288,6 +290,8 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 	struct dbg *d = t;
 	struct bp *b = bp_at(d, addr);
 
+	if (type == 3)
+		return -EOPNOTSUPP; /* a read leaves no trace to compare */
 	if (type >= 2) {
 		int free_slot = -1;
 
@@ -596,6 +600,49 @@ static void plan_reverse(struct dbg *d)
 	seek(d, TO_POS, &d->cur);
 }
 
+/*
+ * Software watchpoints. Where the host gives ptrace's debug registers no
+ * effect (this VM's hypervisor ignores DR7), a continue with a watchpoint
+ * set goes by single steps and compares the watched bytes after each one
+ * (and after each event: a syscall may write them). Slow, but exact.
+ */
+static int watching(const struct dbg *d)
+{
+	for (int i = 0; i < 4; i++) {
+		if (d->wps[i].type)
+			return 1;
+	}
+	return 0;
+}
+
+static void watch_snapshot(struct dbg *d)
+{
+	for (int i = 0; i < 4; i++) {
+		if (d->wps[i].type && tracer_read_mem(d->tgid, d->wps[i].addr, d->wold[i],
+						      (size_t)d->wps[i].len) < 0)
+			memset(d->wold[i], 0, sizeof(d->wold[i]));
+	}
+}
+
+/* Whether a watched value changed since the snapshot; then the stop's
+ * reason and address are set and the snapshot is the new value. */
+static int watch_changed(struct dbg *d)
+{
+	for (int i = 0; i < 4; i++) {
+		uint8_t now[8];
+
+		if (!d->wps[i].type ||
+		    tracer_read_mem(d->tgid, d->wps[i].addr, now, (size_t)d->wps[i].len) < 0 ||
+		    memcmp(now, d->wold[i], (size_t)d->wps[i].len) == 0)
+			continue;
+		memcpy(d->wold[i], now, (size_t)d->wps[i].len);
+		d->reason = d->wps[i].type == 2 ? RSP_REASON_WATCH : RSP_REASON_AWATCH;
+		d->watch_addr = d->wps[i].addr;
+		return 1;
+	}
+	return 0;
+}
+
 /* Go on from TID's stop (STEP: one instruction). A breakpoint under it
  * comes out for that instruction; dbg_trap puts it back. */
 static enum rec_dbg_go go_on(struct dbg *d, pid_t tid, int step)
@@ -668,6 +715,12 @@ static enum rec_dbg_go live_stop(struct dbg *d, const struct rec_dbg_stop *st)
 	case RSP_RESUME_CONT:
 		break;
 	}
+	if (watching(d)) {
+		watch_snapshot(d);
+		remove_bps(d); /* steps check them by address */
+		d->wstep = 1;
+		return REC_DBG_STEP;
+	}
 	return go_on(d, tid, 0);
 }
 
@@ -689,6 +742,12 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64 ", steps %" PRIu64
 		 ")",
 		 st->index, d->mode, d->cur.anchor, d->cur.frames, d->cur.steps);
+	if (d->mode == LIVE && d->wstep) {
+		/* Watching: an event's syscall may have written them. */
+		if (!watch_changed(d))
+			return REC_DBG_STEP;
+		d->wstep = 0;
+	}
 	switch (d->mode) {
 	case LIVE:
 	case AT_END:
@@ -825,6 +884,25 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			    : d->wps[i].type == 3 ? RSP_REASON_RWATCH
 						  : RSP_REASON_AWATCH;
 		d->watch_addr = d->wps[i].addr;
+	} else if (stepping && d->wstep) {
+		struct bp *at = bp_at(d, r.rip);
+
+		if (d->cur.anchor != AT_TRAP)
+			d->cur.index = index;
+		d->cur.steps++;
+		if (watch_changed(d)) {
+			d->wstep = 0;
+			return 1;
+		}
+		if (at) {
+			/* A breakpoint reached by a step: its hit. */
+			d->wstep = 0;
+			d->reason = RSP_REASON_SWBREAK;
+			d->cur = (struct pos){ AT_TRAP, d->frames, index, r.rip,
+					       count_hit(d, index, r.rip), 0 };
+			return 1;
+		}
+		return 3;
 	} else if (stepping) {
 		/* A step gdb asked for, a step of a seek, or one off a breakpoint. */
 		int over = d->over;
@@ -855,6 +933,8 @@ static int dbg_at_event(void *ctx, uint64_t frames, int index)
 	(void)index;
 	count_reset(d, frames);
 	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0 };
+	if (d->mode == LIVE && d->wstep)
+		return 1; /* watching: whoever runs next goes by steps too */
 	/* Stop at the event a seek or a count starts from. */
 	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN) &&
 	       d->target.anchor == AT_EVENT && d->target.frames == frames;

@@ -37,6 +37,18 @@ def when():
     return run("monitor when").strip()
 
 
+stops = []
+
+
+def on_stop(event):
+    kinds = [b.type for b in getattr(event, "breakpoints", [])]
+    stops.append(kinds)
+
+
+gdb.events.stop.connect(on_stop)
+WATCH_KINDS = (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT)
+
+
 try:
     run("set pagination off")
     run("set confirm off")
@@ -81,6 +93,16 @@ try:
     # reverse-finish: out of bump, into its caller, before the call.
     run("reverse-finish")
     check(func() == "worker", "reverse-finish stopped in %s, not worker" % func())
+
+    # A watchpoint on the global stops at each write, after it.
+    run("delete")
+    run("watch counter")
+    for i in range(2):
+        before = counter()
+        run("continue")
+        check(stops and any(k in WATCH_KINDS for k in stops[-1]) and counter() != before,
+              "watch %d: counter %d -> %d, stop %r" % (i, before, counter(), stops[-1:]))
+        check(func() == "bump", "watch %d stopped in %s" % (i, func()))
 
     # Forwards again to the end: the program's total.
     run("delete")

@@ -4,7 +4,8 @@
 # --gdbserver-only` serves the recording of a two-thread program on
 # 127.0.0.1, and gdb in batch mode runs tests/gdb/replay.py, which asserts
 # breakpoints, threads, globals and locals, reverse-continue, reverse-stepi,
-# reverse-finish and `monitor when` (its exit status is the verdict).
+# reverse-finish, a watchpoint and `monitor when` (its exit status is the
+# verdict).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
