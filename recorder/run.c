@@ -626,7 +626,8 @@ static void replay_signals(struct rec *r, int idle)
 			return; /* not here yet: the next event will not match */
 		hm_debug("signal %d delivered to process %d, as recorded", sig, t->tgid);
 		signal_event(r, t, sig, idle);
-		kill(t->tgid, sig);
+		if (t->tgid > 0)
+			kill(t->tgid, sig);
 		r->progress++;
 	}
 }
@@ -808,8 +809,10 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		/* The debugged program's end: a stop, while it still is. */
 		if (r->opts->debugger && t->index == 0 && !r->ended &&
 		    r->opts->debugger->at_exit(r->opts->debugger->ctx, r->frames) &&
-		    rec_debug_stop(r, t) < 0)
+		    rec_debug_stop(r, t) < 0) {
+			tracer_cont(t->tid, 0); /* killed, it must leave this stop to die */
 			break;
+		}
 		/* It dies now. Its exit is reported to waitpid in a moment, and
 		 * the run waits for that (the zombie it leaves is what a waiting
 		 * parent sees), except for a thread-group leader with threads

@@ -571,7 +571,9 @@ void rec_end_run(struct rec *r, int status)
 		r->main_status = status;
 	}
 	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i]->system == 0)
+		/* Never kill(0): a task whose ids could not be read has tgid 0,
+		 * and that would kill hermit's own process group. */
+		if (r->tasks[i]->system == 0 && r->tasks[i]->tgid > 0)
 			kill(r->tasks[i]->tgid, SIGKILL);
 	}
 	if (r->running) {
