@@ -55,31 +55,7 @@ for i in $(seq 1 60); do
 	printf 'struct s%d { int a; double b; char c[%d]; };\n\n\n' "$i" "$i"
 done >"$tmp/unit.c"
 
-if [ -n "${EPOCHREALTIME:-}" ]; then
-	now() { REPLY=${EPOCHREALTIME/,/.}; }
-else
-	now() { REPLY=$(date +%s.%N); }
-fi
-
-# Seconds that one run of "$@" takes; dies if it fails.
-time_once() {
-	local t0
-
-	now
-	t0=$REPLY
-	"$@" >/dev/null 2>"$tmp/stderr" || {
-		local rc=$?
-		cat "$tmp/stderr" >&2
-		die "'$*' failed with status $rc"
-	}
-	now
-	awk -v a="$t0" -v b="$REPLY" 'BEGIN { printf "%.6f\n", b - a }'
-}
-
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$here/lib.sh"
 
 ratio() {
 	awk -v n="$1" -v h="$2" 'BEGIN { printf "%.2f", h / n }'

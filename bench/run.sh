@@ -73,34 +73,7 @@ for prog in cpuloop syscall-loop baseline-tracer futex-pingpong pipe-pingpong sp
 		die "cannot build '$prog'"
 done
 
-# Set REPLY to the time of day in seconds. Bash 5's EPOCHREALTIME and a
-# variable (not a command substitution) spare a fork, which matters next
-# to /bin/true's few milliseconds.
-if [ -n "${EPOCHREALTIME:-}" ]; then
-	now() { REPLY=${EPOCHREALTIME/,/.}; }
-else
-	now() { REPLY=$(date +%s.%N); }
-fi
-
-# Seconds that one run of "$@" takes; dies if it fails.
-time_once() {
-	local t0
-
-	now
-	t0=$REPLY
-	"$@" >/dev/null 2>"$tmp/stderr" || {
-		local rc=$?
-		cat "$tmp/stderr" >&2
-		die "'$*' failed with status $rc"
-	}
-	now
-	awk -v a="$t0" -v b="$REPLY" 'BEGIN { printf "%.6f\n", b - a }'
-}
-
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$here/lib.sh"
 
 # Run each named function RUNS times, interleaved so that a burst of load
 # elsewhere hits all of them alike; set med[i] to the i-th one's median.

@@ -135,23 +135,6 @@ static pid_t host_tid(struct dbg *d, int vtid)
 	return 0;
 }
 
-static int poke_byte(pid_t pid, uint64_t addr, const uint8_t *in, uint8_t *out)
-{
-	char path[64];
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (out && pread(fd, out, 1, (off_t)addr) != 1)
-		err = -EFAULT;
-	if (!err && in && pwrite(fd, in, 1, (off_t)addr) != 1)
-		err = -EFAULT;
-	close(fd);
-	return err;
-}
-
 /* Put every breakpoint that is not in yet into the debugged process
  * (libraries come later than the program). */
 static void insert_bps(struct dbg *d)
@@ -160,7 +143,7 @@ static void insert_bps(struct dbg *d)
 
 	for (size_t i = 0; d->tgid && i < d->nbps; i++) {
 		if (!d->bps[i].inserted &&
-		    poke_byte(d->tgid, d->bps[i].addr, &int3, &d->bps[i].orig) == 0)
+		    tracer_poke_byte(d->tgid, d->bps[i].addr, &int3, &d->bps[i].orig) == 0)
 			d->bps[i].inserted = 1;
 	}
 }
@@ -169,7 +152,7 @@ static void remove_bps(struct dbg *d)
 {
 	for (size_t i = 0; i < d->nbps; i++) {
 		if (d->bps[i].inserted)
-			poke_byte(d->tgid, d->bps[i].addr, &d->bps[i].orig, NULL);
+			tracer_poke_byte(d->tgid, d->bps[i].addr, &d->bps[i].orig, NULL);
 		d->bps[i].inserted = 0;
 	}
 }
@@ -330,7 +313,7 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 	}
 	if (b) {
 		if (b->inserted)
-			poke_byte(d->tgid, b->addr, &b->orig, NULL);
+			tracer_poke_byte(d->tgid, b->addr, &b->orig, NULL);
 		*b = d->bps[--d->nbps];
 	}
 	return 0;
@@ -650,7 +633,7 @@ static enum rec_dbg_go go_on(struct dbg *d, pid_t tid, int step)
 	struct bp *b = bp_at(d, pc_of(tid));
 
 	if (b && b->inserted) {
-		poke_byte(d->tgid, b->addr, &b->orig, NULL);
+		tracer_poke_byte(d->tgid, b->addr, &b->orig, NULL);
 		b->inserted = 0;
 		d->over = step ? 2 : 1;
 		return REC_DBG_STEP;

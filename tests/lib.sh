@@ -69,3 +69,28 @@ expect_status() {
 	got=$?
 	[ "$got" = "$want" ] || { cat "$WORK/status.err" >&2; fail "hermit $* exited $got, not $want"; }
 }
+
+# run_fuzzer NAME CORPUS SECONDS: the libFuzzer target $FUZZ_BIN/NAME for
+# SECONDS from a copy of the seed corpus tests/fuzz/CORPUS; skips, saying
+# why, where configure found no clang with libFuzzer. Fails on a crash, a
+# leak or a hang, showing the input.
+run_fuzzer() {
+	: "${FUZZ_BIN:?FUZZ_BIN must name the folder of the fuzz targets}"
+	target="$FUZZ_BIN/$1"
+	[ -x "$target" ] || skip "no fuzz target built: configure found no clang with libFuzzer (Debian package clang)"
+	mkdir "$WORK/corpus" || fail "cannot make a corpus folder"
+	cp "$TESTS_SRCDIR/fuzz/$2/"* "$WORK/corpus/" || fail "no seed corpus"
+	ASAN_OPTIONS=detect_leaks=1 timeout -k 5 $(($3 + 60)) "$target" \
+		-max_total_time="$3" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-artifact_prefix="$WORK/" "$WORK/corpus" >"$WORK/fuzz.log" 2>&1
+	st=$?
+	if [ "$st" != 0 ]; then
+		tail -40 "$WORK/fuzz.log" >&2
+		for crash in "$WORK"/crash-* "$WORK"/leak-* "$WORK"/timeout-*; do
+			[ -e "$crash" ] && echo "input: $(od -An -tx1 "$crash" | head -5)" >&2
+		done
+		fail "$1 exited $st"
+	fi
+	grep -q 'Done [0-9]* runs' "$WORK/fuzz.log" || { tail -5 "$WORK/fuzz.log" >&2; fail "the fuzzer did not report its runs"; }
+	echo "$1: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$WORK/fuzz.log")"
+}

@@ -24,30 +24,13 @@ static struct {
 	uint8_t orig;
 } bp;
 
-static int poke(pid_t pid, uint64_t addr, const uint8_t *in, uint8_t *out)
-{
-	char path[64];
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (out && pread(fd, out, 1, (off_t)addr) != 1)
-		err = -EFAULT;
-	if (!err && in && pwrite(fd, in, 1, (off_t)addr) != 1)
-		err = -EFAULT;
-	close(fd);
-	return err;
-}
-
 int tracer_bp_set(pid_t tgid, uint64_t addr)
 {
 	static const uint8_t int3 = 0xcc;
 	int err;
 
 	tracer_bp_clear();
-	err = poke(tgid, addr, &int3, &bp.orig);
+	err = tracer_poke_byte(tgid, addr, &int3, &bp.orig);
 	if (err)
 		return err;
 	bp.on = 1;
@@ -59,20 +42,20 @@ int tracer_bp_set(pid_t tgid, uint64_t addr)
 int tracer_bp_step(pid_t tid)
 {
 	static const uint8_t int3 = 0xcc;
-	int err = poke(bp.tgid, bp.addr, &bp.orig, NULL);
+	int err = tracer_poke_byte(bp.tgid, bp.addr, &bp.orig, NULL);
 
 	if (err)
 		return err;
 	err = tracer_singlestep(tid);
 	if (err >= 0)
-		poke(bp.tgid, bp.addr, &int3, NULL);
+		tracer_poke_byte(bp.tgid, bp.addr, &int3, NULL);
 	return err;
 }
 
 void tracer_bp_clear(void)
 {
 	if (bp.on)
-		poke(bp.tgid, bp.addr, &bp.orig, NULL);
+		tracer_poke_byte(bp.tgid, bp.addr, &bp.orig, NULL);
 	bp.on = 0;
 }
 

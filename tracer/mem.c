@@ -124,3 +124,21 @@ int tracer_auxv(pid_t tid, unsigned long type, uint64_t *value)
 	close(fd);
 	return err;
 }
+
+int tracer_poke_byte(pid_t pid, uint64_t addr, const uint8_t *in, uint8_t *out)
+{
+	char path[64];
+	int fd, err = 0;
+
+	/* /proc/PID/mem writes where the text is read-only: how int3s go in. */
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (out && pread(fd, out, 1, (off_t)addr) != 1)
+		err = -EFAULT;
+	if (!err && in && pwrite(fd, in, 1, (off_t)addr) != 1)
+		err = -EFAULT;
+	close(fd);
+	return err;
+}

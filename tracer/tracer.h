@@ -118,6 +118,9 @@ int tracer_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
 int tracer_read_str(pid_t tid, uint64_t addr, char *buf, size_t size);
 /* Write into the tracee as it may (fails with -EFAULT on read-only pages). */
 int tracer_write_mem(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* One byte of process PID at ADDR: the old one into *OUT (if not NULL),
+ * then *IN written (if not NULL), read-only text included. 0 or -errno. */
+int tracer_poke_byte(pid_t pid, uint64_t addr, const uint8_t *in, uint8_t *out);
 /* Write through /proc/pid/mem, which may write read-only pages (COW). */
 int tracer_poke_mem(pid_t tid, uint64_t addr, const void *buf, size_t len);
 /* Value of auxv entry TYPE of process TID; 0 or -ENOENT. */
