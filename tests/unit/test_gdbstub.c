@@ -648,7 +648,8 @@ static void raw(struct ctx *c, const void *bytes, size_t n, int ret, const void 
 
 	hm_buf_reset(&c->fk.sent);
 	r = rsp_session_input(c->s, bytes, n);
-	if (c->fk.sent.len != wantlen || memcmp(c->fk.sent.data, want, wantlen) != 0) {
+	if (c->fk.sent.len != wantlen ||
+	    (wantlen && memcmp(c->fk.sent.data, want, wantlen) != 0)) {
 		char got[4096];
 
 		snprintf(got, sizeof(got), "%s", show(c->fk.sent.data, c->fk.sent.len));
