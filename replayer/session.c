@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,24 @@ static int listen_local(int *port)
 	return fd;
 }
 
+/* Wait until gdb (child GDB) connects to LISTEN_FD: 0, or -1 with a
+ * message when it ended first (not installed, or the user quit). */
+static int wait_for_gdb(int listen_fd, pid_t gdb)
+{
+	for (;;) {
+		struct pollfd p = { .fd = listen_fd, .events = POLLIN };
+		int st;
+
+		if (poll(&p, 1, 200) > 0)
+			return 0;
+		if (waitpid(gdb, &st, WNOHANG) == gdb) {
+			if (!(WIFEXITED(st) && WEXITSTATUS(st) == HM_EXIT_NOTFOUND))
+				hm_error("gdb ended before it connected to the replay");
+			return -1;
+		}
+	}
+}
+
 int replay_gdb(const struct replay_options *o)
 {
 	char *id, path[4096], target[64];
@@ -233,6 +252,11 @@ int replay_gdb(const struct replay_options *o)
 			status = HM_EXIT_INTERNAL;
 			goto out_fd;
 		}
+	}
+	if (gdb > 0 && wait_for_gdb(fd, gdb) < 0) {
+		status = HM_EXIT_INTERNAL;
+		gdb = 0; /* reaped */
+		goto out_fd;
 	}
 	err = replay_log_open(path, &src.log);
 	if (err) {
