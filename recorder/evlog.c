@@ -131,7 +131,7 @@ static const char *pseudo_name(int64_t nr)
 	case -3:
 		return "preemption by the spin watch";
 	case -4:
-		return "signal from the terminal";
+		return "signal from outside";
 	default:
 		return "event";
 	}

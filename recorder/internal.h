@@ -140,6 +140,11 @@ struct rec {
 		int sig;
 	} * deferred; /* signals from the terminal, not delivered yet */
 	size_t ndeferred;
+	struct {
+		pid_t tgid;
+		int sig, n;
+	} * own; /* signals hermit sent (kill), not yet seen arriving */
+	size_t nown;
 	uint64_t settle_progress; /* progress when the last deadlock check began */
 	int settle_rounds;	  /* retries since, before a deadlock is declared */
 
@@ -266,6 +271,9 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 /* run.c: send the terminal's signals held back, at a syscall entry, or
  * (IDLE) when no task is ready to run. */
 void rec_deliver_deferred(struct rec *r, int idle);
+/* run.c: kill(TGID, SIG) from hermit, remembered so that its arrival is
+ * not taken for a signal from outside. */
+void rec_send_signal(struct rec *r, pid_t tgid, int sig);
 /* SIGUSR2 to hermit: print the scheduler's state (for hangs). */
 void rec_dump(struct rec *r);
 /* Kill every guest process and end the run with STATUS. */

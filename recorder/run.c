@@ -567,6 +567,49 @@ static int from_terminal(struct task *t, int sig)
 	return tracer_siginfo(t->tid, &si) == 0 && si.si_code == SI_KERNEL;
 }
 
+void rec_send_signal(struct rec *r, pid_t tgid, int sig)
+{
+	size_t i;
+
+	for (i = 0; i < r->nown; i++) {
+		if (r->own[i].tgid == tgid && r->own[i].sig == sig)
+			break;
+	}
+	if (i == r->nown) {
+		r->own = xrealloc(r->own, (r->nown + 1) * sizeof(*r->own));
+		r->own[i].tgid = tgid;
+		r->own[i].sig = sig;
+		r->own[i].n = 0;
+		r->nown++;
+	}
+	r->own[i].n++;
+	kill(tgid, sig);
+}
+
+/*
+ * Whether signal SIG pending for T was sent from outside the guest by a
+ * process (kill, sigqueue, tkill from outside the pid namespace carry
+ * si_pid 0) other than hermit itself: it arrives at whatever instruction
+ * T is on, so it is held back like the terminal's and delivered at a
+ * point a replay finds again.
+ */
+static int from_outside(struct rec *r, struct task *t, int sig)
+{
+	siginfo_t si;
+
+	if (!r->opts->namespaces || sig == SIGSTOP || sig == SIGKILL ||
+	    tracer_siginfo(t->tid, &si) < 0 || si.si_pid != 0 ||
+	    (si.si_code != SI_USER && si.si_code != SI_QUEUE && si.si_code != SI_TKILL))
+		return 0;
+	for (size_t i = 0; i < r->nown; i++) {
+		if (r->own[i].tgid == t->tgid && r->own[i].sig == sig && r->own[i].n > 0) {
+			r->own[i].n--; /* hermit's own: a timer, a held-back signal */
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static void defer_signal(struct rec *r, pid_t tgid, int sig)
 {
 	for (size_t i = 0; i < r->ndeferred; i++) {
@@ -627,7 +670,7 @@ static void replay_signals(struct rec *r, int idle)
 		hm_debug("signal %d delivered to process %d, as recorded", sig, t->tgid);
 		signal_event(r, t, sig, idle);
 		if (t->tgid > 0)
-			kill(t->tgid, sig);
+			rec_send_signal(r, t->tgid, sig);
 		r->progress++;
 	}
 }
@@ -645,7 +688,7 @@ void rec_deliver_deferred(struct rec *r, int idle)
 			 r->deferred[i].tgid);
 		if (t)
 			signal_event(r, t, r->deferred[i].sig, idle);
-		kill(r->deferred[i].tgid, r->deferred[i].sig);
+		rec_send_signal(r, r->deferred[i].tgid, r->deferred[i].sig);
 		r->progress++;
 	}
 	r->ndeferred = 0;
@@ -770,11 +813,13 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			r->diverged = 1; /* nothing more to compare */
 			break;
 		}
-		if (from_terminal(t, s->sig)) {
+		if (from_terminal(t, s->sig) || from_outside(r, t, s->sig)) {
 			/* Ctrl-C and friends reach every process of the terminal's
-			 * foreground group at whatever instruction each is on. Hold
-			 * them back and deliver them at the next scheduling point. */
-			defer_signal(r, t->tgid, s->sig);
+			 * foreground group at whatever instruction each is on; so does
+			 * a kill from outside. Hold them back and deliver them at the
+			 * next scheduling point (a replay delivers the recorded ones). */
+			if (r->opts->mode != REC_MODE_REPLAY)
+				defer_signal(r, t->tgid, s->sig);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
@@ -1051,6 +1096,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	free(r.runq);
 	free(r.timers);
 	free(r.deferred);
+	free(r.own);
 	rec_forget_outside(&r);
 	rec_fsvirt_free(r.fs);
 	hm_buf_free(&r.payload);

@@ -311,7 +311,7 @@ void rec_timer_fire(struct rec *r, struct rec_timer *tm)
 	}
 	if (tm->kind == REC_TIMER_ITIMER) {
 		hm_trace("SIGALRM to process %d", tm->tgid);
-		kill(tm->tgid, SIGALRM);
+		rec_send_signal(r, tm->tgid, SIGALRM);
 	} else if (tm->notify != SIGEV_NONE) {
 		siginfo_t info;
 

@@ -444,4 +444,22 @@ else
 		diff -u "$WORK/random.rec" "$WORK/full.rec" || fail "full disk: the guest's output changed"
 	fi
 fi
+
+# ---- a signal from outside: held back to a syscall, recorded, replayed ----
+export HERMIT_DATA_DIR="$WORK/data"
+printf '%s\n' "trap 'echo got USR1' USR1" 'echo ready' 'i=0' \
+	'while [ $i -lt 400 ]; do i=$((i + 1)); /bin/true; done' 'echo done' >"$WORK/usr1.sh"
+timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" record start -- sh "$WORK/usr1.sh" \
+	>"$WORK/usr1.rec" 2>"$WORK/usr1.rec.err" &
+recorder=$!
+for i in $(seq 1 100); do
+	grep -q ready "$WORK/usr1.rec" 2>/dev/null && break
+	sleep 0.1
+done
+pkill -USR1 -f "^sh $WORK/usr1.sh" || fail "usr1: no guest shell to signal"
+wait "$recorder" || fail "usr1: record start exited $?"
+printf 'ready\ngot USR1\ndone\n' | diff -u - "$WORK/usr1.rec" || fail "usr1: the guest did not take the signal"
+rid=$(sed -n "s/^hermit: recording '\(.*\)'\$/\1/p" "$WORK/usr1.rec.err")
+[ -n "$rid" ] || fail "usr1: record start printed no id"
+replay_same usr1 "$rid" 0
 exit 0
