@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +73,113 @@ static size_t ioctl_out(uint64_t req)
 	return (req >> 30) & 2 ? (req >> 16) & 0x3fff : 0; /* _IOC_READ: _IOC_SIZE */
 }
 
+/* Append the first LEFT bytes of the CNT iovecs at IOV_ADDR to OUT. */
+static void read_iov(struct task *t, uint64_t iov_addr, size_t cnt, size_t left,
+		     struct hm_buf *out)
+{
+	struct iovec iov[64];
+
+	for (size_t i = 0; i < cnt && i < MAX_IOV && left; i += 64) {
+		size_t k = cnt - i < 64 ? cnt - i : 64;
+
+		if (tracer_read_mem(t->tid, iov_addr + i * sizeof(struct iovec), iov,
+				    k * sizeof(struct iovec)) < 0)
+			return;
+		for (size_t j = 0; j < k && left; j++) {
+			size_t m = iov[j].iov_len < left ? iov[j].iov_len : left;
+			void *p = hm_buf_grow(out, m);
+
+			if (tracer_read_mem(t->tid, (uint64_t)iov[j].iov_base, p, m) < 0)
+				memset(p, 0, m);
+			out->len += m;
+			left -= m;
+		}
+	}
+}
+
+/* Scatter N bytes of P over the CNT iovecs at IOV_ADDR. */
+static int write_iov(struct task *t, uint64_t iov_addr, size_t cnt, const unsigned char *p,
+		     size_t n)
+{
+	for (size_t i = 0; i < cnt && i < MAX_IOV && n; i++) {
+		struct iovec iov;
+		size_t m;
+
+		if (tracer_read_mem(t->tid, iov_addr + i * sizeof(iov), &iov, sizeof(iov)) < 0)
+			return -EFAULT;
+		m = iov.iov_len < n ? iov.iov_len : n;
+		if (tracer_write_mem(t->tid, (uint64_t)iov.iov_base, p, m) < 0)
+			return -EFAULT;
+		p += m;
+		n -= m;
+	}
+	return 0;
+}
+
+/* Bounds of what a recvmsg record keeps of the address and control data. */
+#define MSG_NAME_MAX	128
+#define MSG_CONTROL_MAX 4096
+
+static void read_guest(struct task *t, uint64_t addr, size_t n, struct hm_buf *out)
+{
+	void *p = hm_buf_grow(out, n);
+
+	if (!n)
+		return;
+	if (!addr || tracer_read_mem(t->tid, addr, p, n) < 0)
+		memset(p, 0, n);
+	out->len += n;
+}
+
+/*
+ * recvmsg: the msghdr as the kernel left it (lengths and flags; its
+ * pointers are the guest's), then the address, the control data and the
+ * RET bytes of data, in that order. The lengths kept are bounded, and the
+ * copy of the msghdr says them.
+ */
+static void read_msg(struct task *t, uint64_t addr, size_t ret, struct hm_buf *out)
+{
+	struct msghdr mh;
+
+	if (tracer_read_mem(t->tid, addr, &mh, sizeof(mh)) < 0)
+		return;
+	if (!mh.msg_name || mh.msg_namelen > MSG_NAME_MAX)
+		mh.msg_namelen = mh.msg_name ? MSG_NAME_MAX : 0;
+	if (!mh.msg_control || mh.msg_controllen > MSG_CONTROL_MAX)
+		mh.msg_controllen = mh.msg_control ? MSG_CONTROL_MAX : 0;
+	hm_buf_add(out, &mh, sizeof(mh));
+	read_guest(t, (uint64_t)mh.msg_name, mh.msg_namelen, out);
+	read_guest(t, (uint64_t)mh.msg_control, mh.msg_controllen, out);
+	read_iov(t, (uint64_t)mh.msg_iov, mh.msg_iovlen, ret, out);
+}
+
+static int write_msg(struct task *t, uint64_t addr, const unsigned char *p, size_t n)
+{
+	struct msghdr rec, mh;
+
+	if (n < sizeof(rec) || tracer_read_mem(t->tid, addr, &mh, sizeof(mh)) < 0)
+		return -EFAULT;
+	memcpy(&rec, p, sizeof(rec));
+	p += sizeof(rec);
+	n -= sizeof(rec);
+	if (rec.msg_namelen > n || rec.msg_controllen > n - rec.msg_namelen)
+		return -EFAULT; /* not what read_msg wrote */
+	if (mh.msg_name && rec.msg_namelen)
+		tracer_write_mem(t->tid, (uint64_t)mh.msg_name, p, rec.msg_namelen);
+	p += rec.msg_namelen;
+	n -= rec.msg_namelen;
+	if (mh.msg_control && rec.msg_controllen)
+		tracer_write_mem(t->tid, (uint64_t)mh.msg_control, p, rec.msg_controllen);
+	p += rec.msg_controllen;
+	n -= rec.msg_controllen;
+	mh.msg_namelen = rec.msg_namelen;
+	mh.msg_controllen = rec.msg_controllen;
+	mh.msg_flags = rec.msg_flags;
+	if (tracer_write_mem(t->tid, addr, &mh, sizeof(mh)) < 0)
+		return -EFAULT;
+	return write_iov(t, (uint64_t)mh.msg_iov, mh.msg_iovlen, p, n);
+}
+
 /* Copy the output of C (result RET) out of the guest into OUT. */
 static void read_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
 			long ret, struct hm_buf *out)
@@ -93,28 +201,12 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 	case OUT_IOCTL:
 		n = ioctl_out(c->args[1]);
 		break;
-	case OUT_IOV: {
-		struct iovec iov[64];
-		size_t cnt = c->args[row->out_arg + 1], left = (size_t)ret;
-
-		for (size_t i = 0; i < cnt && i < MAX_IOV && left; i += 64) {
-			size_t k = cnt - i < 64 ? cnt - i : 64;
-
-			if (tracer_read_mem(t->tid, addr + i * sizeof(struct iovec), iov,
-					    k * sizeof(struct iovec)) < 0)
-				return;
-			for (size_t j = 0; j < k && left; j++) {
-				size_t m = iov[j].iov_len < left ? iov[j].iov_len : left;
-				void *p = hm_buf_grow(out, m);
-
-				if (tracer_read_mem(t->tid, (uint64_t)iov[j].iov_base, p, m) < 0)
-					memset(p, 0, m);
-				out->len += m;
-				left -= m;
-			}
-		}
+	case OUT_IOV:
+		read_iov(t, addr, c->args[row->out_arg + 1], (size_t)ret, out);
 		return;
-	}
+	case OUT_MSG:
+		read_msg(t, addr, (size_t)ret, out);
+		return;
 	}
 	if (n > REC_LOG_MAX_PAYLOAD)
 		n = REC_LOG_MAX_PAYLOAD;
@@ -135,21 +227,11 @@ static int write_output(struct task *t, const struct rec_syscall *row, const str
 
 	if (!n)
 		return 0;
+	if (row->out == OUT_MSG)
+		return write_msg(t, addr, p, n);
 	if (row->out != OUT_IOV)
 		return tracer_write_mem(t->tid, addr, p, n);
-	for (size_t i = 0, cnt = c->args[row->out_arg + 1]; i < cnt && i < MAX_IOV && n; i++) {
-		struct iovec iov;
-		size_t m;
-
-		if (tracer_read_mem(t->tid, addr + i * sizeof(iov), &iov, sizeof(iov)) < 0)
-			return -EFAULT;
-		m = iov.iov_len < n ? iov.iov_len : n;
-		if (tracer_write_mem(t->tid, (uint64_t)iov.iov_base, p, m) < 0)
-			return -EFAULT;
-		p += m;
-		n -= m;
-	}
-	return 0;
+	return write_iov(t, addr, c->args[row->out_arg + 1], p, n);
 }
 
 static void make_record(const struct task *t, const struct rec_call *c, int kind,

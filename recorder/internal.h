@@ -183,6 +183,7 @@ enum rec_out {
 	OUT_SIZE, /* args[out_arg] points to out_size bytes, written when ret >= 0 */
 	OUT_IOV,  /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
 	OUT_IOCTL, /* ioctl: as many bytes at args[2] as request args[1] writes */
+	OUT_MSG,   /* recvmsg: the msghdr at args[out_arg], its name, control and data */
 };
 
 /* Rows that stop only where a log is kept (capture.c). */

@@ -445,8 +445,17 @@ else
 	fi
 fi
 
-# ---- a signal from outside: held back to a syscall, recorded, replayed ----
+# ---- recvmsg: its data, flags and lengths recorded and put back ----
 export HERMIT_DATA_DIR="$WORK/data"
+rec recvmsg -- python3 -c 'import socket
+a, b = socket.socketpair()
+a.send(b"hello")
+print(b.recvmsg(100, 64))'
+[ "$rst" = 0 ] || { cat "$WORK/recvmsg.rec.err" >&2; fail "recvmsg: the recorded run exited $rst"; }
+grep -qx "(b'hello', \[\], 0, None)" "$WORK/recvmsg.rec" || fail "recvmsg printed: $(cat "$WORK/recvmsg.rec")"
+replay_same recvmsg "$rid" 0
+
+# ---- a signal from outside: held back to a syscall, recorded, replayed ----
 printf '%s\n' "trap 'echo got USR1' USR1" 'echo ready' 'i=0' \
 	'while [ $i -lt 400 ]; do i=$((i + 1)); /bin/true; done' 'echo done' >"$WORK/usr1.sh"
 timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" record start -- sh "$WORK/usr1.sh" \
