@@ -39,11 +39,10 @@
 
 #include "internal.h"
 
-int rec_call_hidden(const struct rec *r, const struct rec_syscall *row, const struct rec_call *c)
+int rec_call_hidden(const struct rec_syscall *row, const struct rec_call *c)
 {
 	if (row->hidden != SHOWN)
 		return 1;
-	(void)r;
 	return row->fd_min > 0 && (int64_t)c->args[0] < row->fd_min;
 }
 
@@ -315,11 +314,7 @@ static int fd_from_outside(const struct rec *r, pid_t tid, int fd)
 
 	if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0)
 		return 0; /* not open: let the kernel say EBADF */
-	for (size_t i = 0; i < r->noutside; i++) {
-		if (strcmp(target, r->outside[i]) == 0)
-			return 1;
-	}
-	if (strncmp(target, "/dev/", 5) == 0)
+	if (rec_hermits_own(r, target) || strncmp(target, "/dev/", 5) == 0)
 		return 1;
 	if (strncmp(target, "socket:", 7) == 0)
 		return r->opts->network_host;

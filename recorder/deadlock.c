@@ -55,16 +55,23 @@ void rec_forget_outside(struct rec *r)
 	r->noutside = 0;
 }
 
+int rec_hermits_own(const struct rec *r, const char *target)
+{
+	for (size_t i = 0; i < r->noutside; i++) {
+		if (strcmp(target, r->outside[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int fd_outside(const struct rec *r, pid_t tid, int fd)
 {
 	char target[128];
 
 	if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0)
 		return 0; /* closed under it: nothing will come */
-	for (size_t i = 0; i < r->noutside; i++) {
-		if (strcmp(target, r->outside[i]) == 0)
-			return 1;
-	}
+	if (rec_hermits_own(r, target))
+		return 1;
 	if (strncmp(target, "pipe:", 5) == 0 || strcmp(target, "anon_inode:[eventfd]") == 0 ||
 	    strcmp(target, "anon_inode:[signalfd]") == 0 ||
 	    strcmp(target, "anon_inode:[timerfd]") == 0) /* virtual: sys_timerfd.c */

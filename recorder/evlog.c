@@ -28,7 +28,6 @@ struct rec_log {
 	int err;	    /* the first error; nothing is written after it */
 	uint64_t unflushed; /* frame bytes since the last flush */
 	int64_t flushed_at; /* monotonic ns of the last flush */
-	uint64_t bytes;	    /* frame bytes in all */
 };
 
 static int64_t mono_ns(void)
@@ -92,7 +91,6 @@ int rec_log_write(struct rec_log *log, const struct rec_event_record *ev, const 
 		log->err = hm_xzw_write(log->xz, tail, 4);
 	if (log->err)
 		return log->err;
-	log->bytes += 8 + body;
 	log->unflushed += 8 + body;
 	if (log->unflushed >= FLUSH_BYTES || mono_ns() - log->flushed_at >= FLUSH_NS)
 		return rec_log_flush(log);
@@ -113,11 +111,6 @@ int rec_log_close(struct rec_log *log, int end_status, uint64_t events)
 		err = log->err;
 	free(log);
 	return err;
-}
-
-uint64_t rec_log_frames(const struct rec_log *log)
-{
-	return log->bytes;
 }
 
 /* Pseudo-numbers of events that are not syscalls (run.c, preempt.c). */

@@ -241,7 +241,7 @@ void rec_schedule(struct rec *r);
 void rec_check_blocked(struct rec *r);
 void rec_park(struct rec *r, struct task *t);
 /* capture.c: logs. Whether the call C of a row stops only for the log. */
-int rec_call_hidden(const struct rec *r, const struct rec_syscall *row, const struct rec_call *c);
+int rec_call_hidden(const struct rec_syscall *row, const struct rec_call *c);
 /* A hidden call's entry: resume T as it must go on (replay: perhaps
  * answering it from the log). */
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row);
@@ -293,6 +293,8 @@ void rec_report_deadlock(struct rec *r);
 /* Remember hermit's own pipes and sockets: the guest shares them with
  * the outside world. */
 void rec_note_outside(struct rec *r);
+/* Whether TARGET (a descriptor's /proc link) is one of hermit's own. */
+int rec_hermits_own(const struct rec *r, const char *target);
 void rec_forget_outside(struct rec *r);
 
 /* preempt.c: ticks, timeslices and chaos */

@@ -188,8 +188,6 @@ int rec_log_write(struct rec_log *log, const struct rec_event_record *ev, const 
 int rec_log_flush(struct rec_log *log);
 /* Write the end frame (unless END_STATUS < 0), finish the stream, free. */
 int rec_log_close(struct rec_log *log, int end_status, uint64_t events);
-/* Bytes of payload and frames written (before compression). */
-uint64_t rec_log_frames(const struct rec_log *log);
 
 /* capture.c: copy the file at PATH (a path on the host) into F->dir,
  * once per path; 0 or -errno. */

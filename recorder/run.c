@@ -250,7 +250,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->args[5] = c->regs.r9;
 	c->ret = 0;
 	row = rec_syscall_find(c->nr);
-	if (row && r->opts->mode != REC_MODE_RUN && rec_call_hidden(r, row, c)) {
+	if (row && r->opts->mode != REC_MODE_RUN && rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
 		rec_hidden_entry(r, t, row);
 		return;

@@ -75,7 +75,6 @@ struct bp {
 	uint64_t addr;
 	uint8_t orig;
 	int inserted;
-	int internal; /* ours, for a seek: not a hit to report */
 };
 
 struct dbg {
@@ -121,7 +120,6 @@ struct dbg {
 	int over;		/* stepping off a breakpoint: 1 to go on after, 2 to stop */
 	int wstep;		/* continuing by single steps to watch memory */
 	uint8_t wold[4][8];	/* the watched bytes as last seen */
-	int exited, status;	/* the replay ended, with this status */
 };
 
 /* ---- memory and registers ---- */
@@ -307,7 +305,6 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 			memset(b, 0, sizeof(*b));
 			b->addr = addr;
 		}
-		b->internal = 0;
 		insert_bps(d);
 		return 0;
 	}
@@ -641,16 +638,10 @@ static enum rec_dbg_go go_on(struct dbg *d, pid_t tid, int step)
 	return step ? REC_DBG_STEP : REC_DBG_CONT;
 }
 
-/* Whether P, an anchor just reached, is a hit of a breakpoint or
- * watchpoint of gdb's (not one of ours for a seek). */
-static int is_hit(struct dbg *d, const struct pos *p)
+/* Whether P, an anchor just reached, is a breakpoint or watchpoint hit. */
+static int is_hit(const struct pos *p)
 {
-	struct bp *b;
-
-	if (p->anchor != AT_TRAP || p->steps)
-		return 0;
-	b = bp_at(d, p->pc);
-	return !b || !b->internal;
+	return p->anchor == AT_TRAP && !p->steps;
 }
 
 static void note_hit(struct dbg *d, const struct pos *p)
@@ -760,11 +751,11 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 			d->steps_left = d->target.steps;
 			d->counted = 0;
 			/* The anchor is before the current position when steps follow. */
-			if (d->target.steps && is_hit(d, &d->cur))
+			if (d->target.steps && is_hit(&d->cur))
 				note_hit(d, &d->cur);
 		}
 		if (!d->anchored) {
-			if (is_hit(d, &d->cur))
+			if (is_hit(&d->cur))
 				note_hit(d, &d->cur);
 			return go_on(d, st->tid, 0);
 		}
@@ -992,7 +983,6 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		for (size_t i = 0; i < d.nbps; i++)
 			d.bps[i].inserted = 0; /* a new process */
 		d.rerun = 0;
-		d.exited = 0;
 		d.stop = NULL;
 		rc->opts.debugger = &hooks;
 		rc->opts.source = source;

@@ -4,7 +4,7 @@
  * trusts the file: a length past REC_LOG_MAX_PAYLOAD, a CRC that does not
  * match, bytes after the end frame or an xz error are -EBADMSG; a stream
  * that stops short (the recorder was killed) ends the log where the last
- * whole frame did, and replay_log_cut() says so.
+ * whole frame did (replay_log_check tells the two apart).
  */
 #include "config.h"
 
@@ -22,7 +22,6 @@ struct replay_log {
 	int fd;
 	struct hm_xzr *xz;
 	struct hm_buf frame; /* the current frame's body */
-	uint64_t count;
 	int ended; /* the end frame was read */
 	int cut;   /* the stream stopped short */
 	int err;   /* sticky error */
@@ -130,18 +129,7 @@ int replay_log_next(struct replay_log *log, const struct rec_event_record **ev,
 		log->ended = 1;
 	*payload = log->frame.data + sizeof(struct rec_event_record);
 	*len = body - sizeof(struct rec_event_record);
-	log->count++;
 	return 1;
-}
-
-int replay_log_cut(const struct replay_log *log)
-{
-	return log->cut;
-}
-
-uint64_t replay_log_count(const struct replay_log *log)
-{
-	return log->count;
 }
 
 void replay_log_close(struct replay_log *log)

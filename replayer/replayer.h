@@ -21,16 +21,12 @@ int replay_log_open(const char *path, struct replay_log **log);
 /*
  * The next frame: 1 with *EV, *PAYLOAD and *LEN valid until the next call;
  * 0 when the log ends: after its REC_EV_END frame, or where it was cut
- * (a recorder that died: replay_log_cut() says so); -EBADMSG when a frame
+ * (a recorder that died); -EBADMSG when a frame
  * is damaged (bad length or CRC, frames after the end, xz errors); -errno
  * of reading.
  */
 int replay_log_next(struct replay_log *log, const struct rec_event_record **ev,
 		    const unsigned char **payload, size_t *len);
-/* The log ended without its end frame. */
-int replay_log_cut(const struct replay_log *log);
-/* Frames read so far. */
-uint64_t replay_log_count(const struct replay_log *log);
 void replay_log_close(struct replay_log *log);
 
 /* Summary of a whole log, read once from end to end. */

@@ -50,23 +50,6 @@
 	 PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)
 
 /* Write all of BUF, for the few bytes the launch protocol sends. */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int read_byte(int fd)
 {
 	char c;
@@ -337,13 +320,9 @@ static int copy_file(const char *from, const char *to, int excl)
 		close(in);
 		return err;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write_all(out, buf, (size_t)n) < 0) {
-			err = -errno;
-			break;
-		}
-	}
-	if (n < 0)
+	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
+		err = hm_write_all(out, buf, (size_t)n);
+	if (n < 0 && !err)
 		err = -errno;
 	close(in);
 	close(out);
@@ -584,7 +563,7 @@ static void run_setup(const struct tracer_launch *l, scmp_filter_ctx filter, int
 	if (unshare(CLONE_NEWUSER) < 0)
 		child_die("cannot create a user namespace (try --no-namespace)", errno,
 			  HM_EXIT_INTERNAL);
-	if (write_all(to_tracer, "u", 1) < 0 || read_byte(from_tracer) != 'g')
+	if (hm_write_all(to_tracer, "u", 1) < 0 || read_byte(from_tracer) != 'g')
 		_exit(HM_EXIT_INTERNAL);
 	close(to_tracer);
 	close(from_tracer);
@@ -670,7 +649,7 @@ static int launch_plain(const struct tracer_launch *l, scmp_filter_ctx filter,
 		close(go[1]);
 		return -EPERM;
 	}
-	write_all(go[1], "g", 1);
+	hm_write_all(go[1], "g", 1);
 	close(go[1]);
 	return 0;
 }
@@ -725,7 +704,7 @@ static int launch_namespaced(const struct tracer_launch *l, scmp_filter_ctx filt
 		goto out;
 	}
 	guest->system[0] = pid;
-	write_all(down[1], "g", 1);
+	hm_write_all(down[1], "g", 1);
 	err = 0;
 out:
 	for (int i = 0; i < 2; i++) {
