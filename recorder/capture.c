@@ -73,8 +73,7 @@ static size_t ioctl_out(uint64_t req)
 }
 
 /* Append the first LEFT bytes of the CNT iovecs at IOV_ADDR to OUT. */
-static void read_iov(struct task *t, uint64_t iov_addr, size_t cnt, size_t left,
-		     struct hm_buf *out)
+static void read_iov(struct task *t, uint64_t iov_addr, size_t cnt, size_t left, struct hm_buf *out)
 {
 	struct iovec iov[64];
 
@@ -179,6 +178,26 @@ static int write_msg(struct task *t, uint64_t addr, const unsigned char *p, size
 	return write_iov(t, (uint64_t)mh.msg_iov, mh.msg_iovlen, p, n);
 }
 
+/* The regions rec_poll_regions names for C's (recorded) result, in
+ * order, from P (N bytes). */
+static int write_poll(struct task *t, const struct rec_call *c, const unsigned char *p, size_t n)
+{
+	uint64_t at[3];
+	size_t len[3], sum = 0;
+	int k = rec_poll_regions(c, c->ret, at, len);
+
+	for (int i = 0; i < k; i++)
+		sum += len[i];
+	if (sum != n)
+		return -EFAULT; /* not what read_output wrote */
+	for (int i = 0; i < k; i++) {
+		if (len[i] && tracer_write_mem(t->tid, at[i], p, len[i]) < 0)
+			return -EFAULT;
+		p += len[i];
+	}
+	return 0;
+}
+
 /* Copy the output of C (result RET) out of the guest into OUT. */
 static void read_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
 			long ret, struct hm_buf *out)
@@ -206,6 +225,15 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 	case OUT_MSG:
 		read_msg(t, addr, (size_t)ret, out);
 		return;
+	case OUT_POLL: {
+		uint64_t at[3];
+		size_t len[3];
+		int k = t->poll_outside ? rec_poll_regions(c, ret, at, len) : 0;
+
+		for (int i = 0; i < k; i++)
+			read_guest(t, at[i], len[i], out);
+		return;
+	}
 	}
 	if (n > REC_LOG_MAX_PAYLOAD)
 		n = REC_LOG_MAX_PAYLOAD;
@@ -228,6 +256,8 @@ static int write_output(struct task *t, const struct rec_syscall *row, const str
 		return 0;
 	if (row->out == OUT_MSG)
 		return write_msg(t, addr, p, n);
+	if (row->out == OUT_POLL)
+		return write_poll(t, c, p, n);
 	if (row->out != OUT_IOV)
 		return tracer_write_mem(t->tid, addr, p, n);
 	return write_iov(t, addr, c->args[row->out_arg + 1], p, n);
@@ -297,18 +327,15 @@ int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 	}
 	if (!recorded(r, t, c, REC_EV_EXIT, &ev, &p, &n))
 		return 1;
+	c->ret = (long)REC_EV_RET(ev);
 	if (write_output(t, row, c, p, n) < 0)
 		hm_debug("task %d: cannot put the recorded output of %s back", t->index, row->name);
-	c->ret = (long)REC_EV_RET(ev);
 	return 1;
 }
 
 /* ---- hidden calls: reads ---- */
 
-/* Whether descriptor FD of T leads outside the guest, where a replay must
- * not read: hermit's own pipes and sockets, terminals and devices, the
- * host network. */
-static int fd_from_outside(const struct rec *r, pid_t tid, int fd)
+int rec_fd_from_outside(const struct rec *r, pid_t tid, int fd)
 {
 	char target[256];
 
@@ -388,7 +415,7 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 	size_t n;
 
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
-	    fd_from_outside(r, t->tid, (int)c->args[0])) {
+	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
 		/* Not run: the recorded bytes are the answer. */
 		c->ret = 0;
 		if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))

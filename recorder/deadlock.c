@@ -19,11 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/common.h"
 #include "internal.h"
+
+/* A named pipe: hermit's stdin in a replay may be one. */
+static int is_fifo(const char *path)
+{
+	struct stat st;
+
+	return path[0] == '/' && stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+}
 
 void rec_note_outside(struct rec *r)
 {
@@ -38,7 +47,8 @@ void rec_note_outside(struct rec *r)
 		if (e->d_name[0] == '.' ||
 		    tracer_fd_target(getpid(), atoi(e->d_name), target, sizeof(target)) < 0)
 			continue;
-		if (strncmp(target, "pipe:", 5) && strncmp(target, "socket:", 7))
+		if (strncmp(target, "pipe:", 5) && strncmp(target, "socket:", 7) &&
+		    !is_fifo(target))
 			continue;
 		r->outside = xrealloc(r->outside, (r->noutside + 1) * sizeof(*r->outside));
 		r->outside[r->noutside++] = xstrdup(target);
@@ -82,20 +92,22 @@ static int fd_outside(const struct rec *r, pid_t tid, int fd)
 	return 1;
 }
 
-static int pollfds_outside(const struct rec *r, pid_t tid, uint64_t addr, uint64_t n)
+static int pollfds_outside(const struct rec *r, pid_t tid, uint64_t addr, uint64_t n,
+			   rec_fd_pred outside)
 {
 	struct pollfd pfd[64];
 
 	if (n > 64 || tracer_read_mem(tid, addr, pfd, n * sizeof(pfd[0])) < 0)
 		return 1;
 	for (uint64_t i = 0; i < n; i++) {
-		if (pfd[i].fd >= 0 && fd_outside(r, tid, pfd[i].fd))
+		if (pfd[i].fd >= 0 && outside(r, tid, pfd[i].fd))
 			return 1;
 	}
 	return 0;
 }
 
-static int fdsets_outside(const struct rec *r, pid_t tid, const uint64_t args[6])
+static int fdsets_outside(const struct rec *r, pid_t tid, const uint64_t args[6],
+			  rec_fd_pred outside)
 {
 	int nfds = (int)args[0];
 
@@ -109,7 +121,7 @@ static int fdsets_outside(const struct rec *r, pid_t tid, const uint64_t args[6]
 		if (tracer_read_mem(tid, args[k], &set, sizeof(set)) < 0)
 			return 1;
 		for (int fd = 0; fd < nfds; fd++) {
-			if (FD_ISSET(fd, &set) && fd_outside(r, tid, fd))
+			if (FD_ISSET(fd, &set) && outside(r, tid, fd))
 				return 1;
 		}
 	}
@@ -117,24 +129,43 @@ static int fdsets_outside(const struct rec *r, pid_t tid, const uint64_t args[6]
 }
 
 /* The descriptors an epoll instance watches, from its fdinfo. */
-static int epoll_outside(const struct rec *r, pid_t tid, int epfd)
+static int epoll_outside(const struct rec *r, pid_t tid, int epfd, rec_fd_pred outside)
 {
 	char path[64], line[256];
 	FILE *f;
-	int outside = 0;
+	int found = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, epfd);
 	f = fopen(path, "re");
 	if (!f)
 		return 1;
-	while (!outside && fgets(line, sizeof(line), f)) {
+	while (!found && fgets(line, sizeof(line), f)) {
 		int fd;
 
-		if (sscanf(line, "tfd: %d", &fd) == 1 && fd_outside(r, tid, fd))
-			outside = 1;
+		if (sscanf(line, "tfd: %d", &fd) == 1 && outside(r, tid, fd))
+			found = 1;
 	}
 	fclose(f);
-	return outside;
+	return found;
+}
+
+int rec_poll_watches(const struct rec *r, pid_t tid, long nr, const uint64_t args[6],
+		     rec_fd_pred pred)
+{
+	switch (nr) {
+	case SYS_poll:
+	case SYS_ppoll:
+		return pollfds_outside(r, tid, args[0], args[1], pred);
+	case SYS_select:
+	case SYS_pselect6:
+		return fdsets_outside(r, tid, args, pred);
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return epoll_outside(r, tid, (int)args[0], pred);
+	default:
+		return -1;
+	}
 }
 
 int rec_waits_outside(const struct rec *r, const struct task *t)
@@ -166,18 +197,8 @@ int rec_waits_outside(const struct rec *r, const struct task *t)
 	case SYS_accept4:
 	case SYS_connect:
 		return fd_outside(r, t->tid, (int)args[0]);
-	case SYS_poll:
-	case SYS_ppoll:
-		return pollfds_outside(r, t->tid, args[0], args[1]);
-	case SYS_select:
-	case SYS_pselect6:
-		return fdsets_outside(r, t->tid, args);
-	case SYS_epoll_wait:
-	case SYS_epoll_pwait:
-	case SYS_epoll_pwait2:
-		return epoll_outside(r, t->tid, (int)args[0]);
 	default:
-		return 1;
+		return rec_poll_watches(r, t->tid, nr, args, fd_outside) != 0;
 	}
 }
 

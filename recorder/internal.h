@@ -32,6 +32,14 @@ enum wait_kind {
 	WAIT_TIMERFD, /* a read of an emulated timerfd: woken when it fires */
 };
 
+/* Whether a poll-family call watches descriptors a replay must not poll
+ * (capture.c's outside: hermit's own, devices, the host network). */
+enum poll_outside {
+	POLL_INSIDE,
+	POLL_OUTSIDE, /* its results are logged, and a replay answers it */
+	POLL_BLOCKS,  /* the same, with no timeout: it may have waited */
+};
+
 /* How a stopped task continues when it is next resumed. */
 enum resume_mode {
 	RESUME_CONT,
@@ -76,6 +84,8 @@ struct task {
 	int poll_retry;		     /* WAIT_POLL: the next entry is a retry */
 	int64_t poll_deadline;	     /* WAIT_POLL: virtual ns when it returns 0 */
 	unsigned char poll_orig[16]; /* WAIT_POLL: the timeout struct as given */
+	int poll_timed;		     /* the poll-family call has a finite timeout */
+	int poll_outside;	     /* it watches the outside (enum poll_outside) */
 	int yielded;		     /* sched_yield: others first */
 	uint64_t ticks;		     /* ticks since it was last chosen */
 	uint64_t timeslice;	     /* ticks it may run before others get a turn */
@@ -154,9 +164,9 @@ struct rec {
 	uint64_t digest;
 	uint64_t frames; /* record and replay: frames of the log written or taken */
 	int urandom_warned;
-	struct hm_buf payload; /* record: the output of the event being made */
-	int diverged;	       /* replay: the divergence was reported */
-	int spin_hits;	       /* replay: passes at a spin point, registers unmatched */
+	struct hm_buf payload;	  /* record: the output of the event being made */
+	int diverged;		  /* replay: the divergence was reported */
+	int spin_hits;		  /* replay: passes at a spin point, registers unmatched */
 	struct task *dbg_pending; /* debugger: stop when this task is resumed next */
 	int dbg_stop_next;	  /* debugger: stop when any guest task is resumed next */
 	pid_t dbg_step;		  /* debugger: the task that single-steps */
@@ -179,11 +189,13 @@ typedef void (*rec_exit_fn)(struct rec *r, struct task *t, struct rec_call *c);
  * puts back (capture.c). */
 enum rec_out {
 	OUT_NONE,
-	OUT_RET,  /* args[out_arg] points to a buffer that got ret bytes */
-	OUT_SIZE, /* args[out_arg] points to out_size bytes, written when ret >= 0 */
-	OUT_IOV,  /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
+	OUT_RET,   /* args[out_arg] points to a buffer that got ret bytes */
+	OUT_SIZE,  /* args[out_arg] points to out_size bytes, written when ret >= 0 */
+	OUT_IOV,   /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
 	OUT_IOCTL, /* ioctl: as many bytes at args[2] as request args[1] writes */
 	OUT_MSG,   /* recvmsg: the msghdr at args[out_arg], its name, control and data */
+	OUT_POLL,  /* poll family: revents, fd_sets or epoll events (sys_poll.c), kept
+		    * only for calls that watch the outside; the row's exit runs after */
 };
 
 /* Rows that stop only where a log is kept (capture.c). */
@@ -242,6 +254,9 @@ void rec_check_blocked(struct rec *r);
 void rec_park(struct rec *r, struct task *t);
 /* capture.c: logs. Whether the call C of a row stops only for the log. */
 int rec_call_hidden(const struct rec_syscall *row, const struct rec_call *c);
+/* Whether descriptor FD of task TID leads outside the guest, where a replay
+ * must not read: hermit's own pipes and sockets, devices, the host network. */
+int rec_fd_from_outside(const struct rec *r, pid_t tid, int fd);
 /* A hidden call's entry: resume T as it must go on (replay: perhaps
  * answering it from the log). */
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row);
@@ -286,6 +301,12 @@ pid_t rec_vpid_of(const struct rec *r, const struct task *t);
 size_t rec_live_guests(const struct rec *r);
 
 /* deadlock.c */
+typedef int (*rec_fd_pred)(const struct rec *r, pid_t tid, int fd);
+/* Whether the poll-family call NR (ARGS, of task TID) watches a descriptor
+ * PRED holds for, or one it cannot read the set of: 1 or 0; -1 when NR
+ * watches no descriptors. */
+int rec_poll_watches(const struct rec *r, pid_t tid, long nr, const uint64_t args[6],
+		     rec_fd_pred pred);
 /* Whether parked task T waits on something outside the guest. */
 int rec_waits_outside(const struct rec *r, const struct task *t);
 /* Print, one line each, every guest thread and what it waits on. */
@@ -335,6 +356,14 @@ enum rec_action rec_sys_sched_yield(struct rec *r, struct task *t, struct rec_ca
 void rec_poll_timed_out(struct rec *r, struct task *t, struct user_regs_struct *regs);
 /* What a timed poll-family call NR returns when its time is up. */
 long rec_poll_timeout_result(long nr);
+/* Where poll-family call C, which returned RET, leaves its output: up to
+ * three regions (select's fd_sets). Returns how many. */
+int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_t len[3]);
+/* Replay, at the exit of a call that watches the outside with no timeout:
+ * when the log's next event is another task's, the call had not finished
+ * yet in the recording. Wind it back, park T as the recording did, and
+ * return 1; else 0. */
+int rec_poll_not_yet(struct rec *r, struct task *t, struct user_regs_struct *regs);
 
 /* sys_timer.c */
 enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);

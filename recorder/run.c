@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,28 @@
 static int is_restart(long ret)
 {
 	return ret == -512 || ret == -513 || ret == -514 || ret == -516;
+}
+
+/*
+ * Calls that hermit's PTRACE_INTERRUPT of a blocked task (a park) would
+ * change: epoll_wait answers any interruption with EINTR, never a restart
+ * (epoll_wait(2)), and poll with no timeout restarts as restart_syscall,
+ * whose exit no row follows. Wind either back to run again, whole, when
+ * the task is resumed, as the kernel does with ERESTARTNOHAND. 1 when done.
+ */
+static int rewind_parked(struct task *t, struct user_regs_struct *regs)
+{
+	long nr = (long)regs->orig_rax, ret = (long)regs->rax;
+
+	if (!t->wants_interrupt)
+		return 0;
+	if (!(ret == -EINTR &&
+	      (nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2)) &&
+	    !(ret == -516 && nr == SYS_poll && (int)regs->rdx < 0))
+		return 0;
+	regs->rip -= 2;
+	regs->rax = regs->orig_rax;
+	return tracer_set_regs(t->tid, regs) == 0;
 }
 
 /* FNV-1a over the fields of an event: the run's digest. */
@@ -310,7 +333,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		return; /* gone; its exit follows */
 	hm_trace("task %d: syscall %ld returned %ld%s", t->index, (long)regs.orig_rax,
 		 (long)regs.rax, t->retrying ? " (retried)" : "");
-	if (is_restart((long)regs.rax)) {
+	if (rewind_parked(t, &regs) || is_restart((long)regs.rax)) {
 		/* Interrupted: the call runs again when the task is resumed.
 		 * Under PTRACE_SYSCALL, PTRACE_INTERRUPT reports itself as this
 		 * very stop (ptrace(2)), so this may be the park. */
@@ -327,6 +350,9 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		}
 		return;
 	}
+	if (r->opts->mode == REC_MODE_REPLAY && row && row->out == OUT_POLL &&
+	    t->poll_outside == POLL_BLOCKS && rec_poll_not_yet(r, t, &regs))
+		return;
 	t->pending = NULL;
 	retried = t->retrying;
 	if (t->retrying) {
@@ -348,8 +374,22 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		return;
 	}
 	c->ret = before = (long)regs.rax;
-	if (!(r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
-	      rec_capture_exit(r, t, row, c))) {
+	if (row->out == OUT_POLL) {
+		/* A replay answers a call that watched the outside (the kernel
+		 * skipped it); its handler then goes on as the recording's did. */
+		if (r->opts->mode == REC_MODE_REPLAY && t->poll_outside) {
+			rec_capture_exit(r, t, row, c);
+			/* in place before the handler, which may wind the call back */
+			regs.rax = (uint64_t)c->ret;
+			before = c->ret;
+			tracer_set_regs(t->tid, &regs);
+		}
+		if (row->exit)
+			row->exit(r, t, c);
+		if (r->opts->mode == REC_MODE_RECORD)
+			rec_capture_exit(r, t, row, c);
+	} else if (!(r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
+		     rec_capture_exit(r, t, row, c))) {
 		if (row->exit)
 			row->exit(r, t, c);
 		if (r->opts->mode == REC_MODE_RECORD && row->out != OUT_NONE)
@@ -791,8 +831,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 
 			if (stepping)
 				r->dbg_step = 0;
-			int got = r->opts->debugger->trap(r->opts->debugger->ctx, t->tid,
-							  t->tgid, t->index, stepping);
+			int got = r->opts->debugger->trap(r->opts->debugger->ctx, t->tid, t->tgid,
+							  t->index, stepping);
 
 			if (got) {
 				if (got == 1)
@@ -897,6 +937,10 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 		t->stopped_once = 1;
 		return;
 	}
+	/* A stop of the running task (a syscall, a tick, a trapped rdtsc)
+	 * shows it does not spin: its spin watch starts again. */
+	if (t == r->running && s->kind != TRACER_EVENT_STOP)
+		tracer_blockwatch_touch();
 	if (t->system == 1)
 		on_system_stop(r, t, s);
 	else

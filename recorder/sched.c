@@ -161,7 +161,8 @@ int rec_resume(struct task *t, enum resume_mode mode, int sig)
 	if (debugged && debugged->dbg_step == t->tid && mode == RESUME_CONT)
 		err = tracer_step(t->tid, sig);
 	else
-		err = mode == RESUME_SYSCALL ? tracer_syscall(t->tid, sig) : tracer_cont(t->tid, sig);
+		err = mode == RESUME_SYSCALL ? tracer_syscall(t->tid, sig)
+					     : tracer_cont(t->tid, sig);
 
 	/* ESRCH: it died under us; its exit is on its way to waitpid. */
 	return err == -ESRCH ? 0 : err;
@@ -501,7 +502,8 @@ void rec_schedule(struct rec *r)
 		}
 		t = next_where(r, is_retryable);
 		if (t) {
-			hm_trace("retry task %d", t->index);
+			hm_trace("retry task %d (now %lld, deadline %lld)", t->index,
+				 (long long)r->clock.now_ns, (long long)t->deadline);
 			retry(r, t);
 			return;
 		}

@@ -8,16 +8,30 @@
  * happened, and returns 0 when virtual time reaches the deadline. Calls
  * with no timeout or a zero one need no help: they block or not in the
  * kernel and the block watch parks them.
+ *
+ * When a log is kept, a call that watches the outside (hermit's own stdin,
+ * a terminal, the host network: capture.c) stops at its exit too, and its
+ * results (revents, fd_sets, epoll events) go in the log. A replay does
+ * not run such a call: the kernel skips it and the log answers, at the
+ * same point of the schedule. One with no timeout may have waited in the
+ * recording while other threads ran: until the log's next event is its
+ * own, the replay parks it as the recording did.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 
 #include "common/common.h"
 #include "internal.h"
+
+/* poll sets larger than this keep no revents in a log. */
+#define LOG_POLLFDS_MAX 4096
 
 /* Timeouts past this many seconds (about a century) are the same as this. */
 #define HUGE_SEC (100LL * 365 * 86400)
@@ -164,6 +178,55 @@ void rec_poll_timed_out(struct rec *r, struct task *t, struct user_regs_struct *
 		finish(r, t, &a, regs);
 }
 
+int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_t len[3])
+{
+	int nfds = (int)c->args[0], k = 0;
+
+	if (ret < 0)
+		return 0;
+	switch (c->nr) {
+	case SYS_poll:
+	case SYS_ppoll:
+		if (!c->args[0] || c->args[1] > LOG_POLLFDS_MAX)
+			return 0;
+		addr[0] = c->args[0];
+		len[0] = c->args[1] * sizeof(struct pollfd);
+		return 1;
+	case SYS_select:
+	case SYS_pselect6:
+		if (nfds <= 0 || nfds > FD_SETSIZE)
+			return 0;
+		for (int i = 1; i <= 3; i++) {
+			if (c->args[i]) {
+				addr[k] = c->args[i];
+				len[k++] = (size_t)(nfds + 63) / 64 * 8;
+			}
+		}
+		return k;
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		if (ret == 0 || (uint64_t)ret > (uint64_t)(int)c->args[2])
+			return 0;
+		addr[0] = c->args[1];
+		len[0] = (size_t)ret * sizeof(struct epoll_event);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A call that watches the outside, when a log is kept: see its exit (and
+ * in a replay, let the kernel skip it: the log answers). */
+static enum rec_action outside_stop(struct rec *r, struct task *t, struct rec_call *c)
+{
+	if (r->opts->mode == REC_MODE_REPLAY) {
+		c->regs.orig_rax = (uint64_t)-1;
+		tracer_set_regs(t->tid, &c->regs);
+	}
+	return REC_EXIT_STOP;
+}
+
 enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 {
 	struct timeout_arg a;
@@ -171,9 +234,26 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 
 	if (timeout_arg(c->nr, &a) < 0)
 		return REC_CONT;
+	t->poll_outside =
+		r->opts->mode != REC_MODE_RUN &&
+				rec_poll_watches(r, t->tid, c->nr, c->args, rec_fd_from_outside) > 0
+			? POLL_OUTSIDE
+			: POLL_INSIDE;
 	if (!t->poll_retry) {
-		if (read_timeout(t, &a, c->args[a.index], &ns) < 0 || ns <= 0)
-			return REC_CONT; /* errors, blocking for ever, or not at all */
+		t->poll_timed = 0;
+		if (read_timeout(t, &a, c->args[a.index], &ns) < 0) {
+			t->poll_outside = POLL_INSIDE; /* the kernel says what is wrong */
+			return REC_CONT;
+		}
+		if (ns <= 0) {
+			/* blocking for ever, or not at all */
+			if (t->poll_outside == POLL_INSIDE)
+				return REC_CONT;
+			if (ns < 0)
+				t->poll_outside = POLL_BLOCKS;
+			return outside_stop(r, t, c);
+		}
+		t->poll_timed = 1;
 		t->poll_arg = c->args[a.index];
 		t->poll_deadline = r->clock.now_ns + ns;
 		if (a.kind != 0 &&
@@ -187,7 +267,28 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 	} else if (write_timeout(t, &a, t->poll_arg, 0) < 0) {
 		return REC_CONT;
 	}
-	return REC_EXIT_STOP;
+	return t->poll_outside ? outside_stop(r, t, c) : REC_EXIT_STOP;
+}
+
+int rec_poll_not_yet(struct rec *r, struct task *t, struct user_regs_struct *regs)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+
+	/* Resumed because nothing else can run: the log must say it is next
+	 * (else the replay reports the divergence). */
+	if (t->outside || r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
+	    REC_EV_TASK(ev) == t->index)
+		return 0;
+	hm_trace("task %d: %s had not returned yet in the recording", t->index,
+		 t->pending ? t->pending->name : "poll");
+	regs->rip -= 2;
+	regs->rax = (uint64_t)t->call.nr;
+	tracer_set_regs(t->tid, regs);
+	t->pending = NULL;
+	rec_park(r, t);
+	return 1;
 }
 
 void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
@@ -196,8 +297,8 @@ void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
 	struct timeout_arg a;
 	int64_t deadline = t->poll_deadline;
 
-	if (timeout_arg(c->nr, &a) < 0 || tracer_get_regs(t->tid, &regs) < 0)
-		return;
+	if (!t->poll_timed || timeout_arg(c->nr, &a) < 0 || tracer_get_regs(t->tid, &regs) < 0)
+		return; /* untimed: as it returned */
 	/* Nothing yet: 0 ready descriptors, or no signal (EAGAIN) for sigtimedwait. */
 	if (c->ret != rec_poll_timeout_result(c->nr) || r->clock.now_ns >= deadline) {
 		finish(r, t, &a, &regs);

@@ -34,6 +34,7 @@ static atomic_int watch_quit;
 static int64_t wall_deadline; /* CLOCK_MONOTONIC ns; 0: none */
 static atomic_int wall_expired;
 static atomic_int spun;
+static _Atomic int64_t touched_ns; /* CLOCK_MONOTONIC: the running task's last stop */
 
 /* A task that runs this long without a stop is interrupted (if others wait). */
 #define SPIN_US 100000
@@ -123,6 +124,7 @@ static void *watch(void *arg)
 {
 	unsigned last_gen = 0, seen = 0;
 	long since = 0; /* microseconds the same task has run */
+	int said = 0;	/* spins said for its current run without a stop */
 
 	(void)arg;
 	while (!atomic_load(&watch_quit)) {
@@ -133,6 +135,7 @@ static void *watch(void *arg)
 		if (gen != last_gen) {
 			last_gen = gen;
 			since = 0;
+			said = 0;
 		}
 		/* Quick looks first: a pipeline blocks often and briefly. */
 		period = since < 2000 ? 60 : since < 10000 ? 250 : 2000;
@@ -149,8 +152,11 @@ static void *watch(void *arg)
 			continue;
 		if (tracer_task_blocked(tid, NULL)) {
 			pthread_kill(main_thread, SIGUSR1);
-		} else if (since >= SPIN_US && since - period < SPIN_US + 5 * period) {
+		} else if (mono_ns() - atomic_load(&touched_ns) < SPIN_US * 1000LL) {
+			said = 0; /* it stopped (a syscall, a tick) since */
+		} else if (since >= SPIN_US && said < 5) {
 			/* Said a few times, in case one lands outside waitpid. */
+			said++;
 			atomic_store(&spun, 1);
 			pthread_kill(main_thread, SIGUSR1);
 		}
@@ -201,6 +207,7 @@ void tracer_blockwatch_stop(void)
 
 void tracer_blockwatch_set(pid_t tid)
 {
+	atomic_store(&touched_ns, mono_ns());
 	atomic_store(&watched_tid, tid);
 	atomic_fetch_add(&watched_gen, 1);
 	if (tid) {
@@ -229,5 +236,5 @@ int tracer_blockwatch_spun(void)
 
 void tracer_blockwatch_touch(void)
 {
-	atomic_fetch_add(&watched_gen, 1);
+	atomic_store(&touched_ns, mono_ns());
 }

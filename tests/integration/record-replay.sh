@@ -455,6 +455,36 @@ print(b.recvmsg(100, 64))'
 grep -qx "(b'hello', \[\], 0, None)" "$WORK/recvmsg.rec" || fail "recvmsg printed: $(cat "$WORK/recvmsg.rec")"
 replay_same recvmsg "$rid" 0
 
+# ---- poll, select and epoll on hermit's stdin: their results are recorded,
+# and a replay answers them from the log instead of waiting on its own stdin
+# (a named pipe that never gets data) ----
+mkfifo "$WORK/feed" "$WORK/nodata" || fail "pollin: mkfifo failed"
+(printf 'a\n'; sleep 0.3; printf 'b\n'; sleep 0.3; printf 'c\n'; sleep 0.5) >"$WORK/feed" &
+bgpids="$bgpids $!"
+rec pollin -- "$GUESTS/pollin" <"$WORK/feed"
+[ "$rst" = 0 ] || { cat "$WORK/pollin.rec.err" >&2; fail "pollin: the recorded run exited $rst"; }
+for want in "poll: 1 revents 0x1" "poll: read 'a'" "select: read 'b'" "epoll: read 'c'" \
+	"eof: read ''"; do
+	grep -qxF "$want" "$WORK/pollin.rec" || { cat "$WORK/pollin.rec" >&2; fail "pollin: no line '$want'"; }
+done
+exec 7<>"$WORK/nodata"
+replay_same pollin "$rid" 0 <"$WORK/nodata"
+exec 7>&-
+# python3's selectors (epoll) on a pipe: the same
+(printf 'x\n'; sleep 0.2; printf 'y\n') >"$WORK/feed" &
+bgpids="$bgpids $!"
+rec pysel -- python3 -c 'import selectors, sys, os
+sel = selectors.DefaultSelector()
+sel.register(0, selectors.EVENT_READ)
+for _ in range(3):
+    ev = sel.select()
+    print(len(ev), os.read(0, 1))' <"$WORK/feed"
+[ "$rst" = 0 ] || { cat "$WORK/pysel.rec.err" >&2; fail "pysel: the recorded run exited $rst"; }
+grep -qx "1 b'x'" "$WORK/pysel.rec" || { cat "$WORK/pysel.rec" >&2; fail "pysel: did not read x"; }
+exec 7<>"$WORK/nodata"
+replay_same pysel "$rid" 0 <"$WORK/nodata"
+exec 7>&-
+
 # ---- a signal from outside: held back to a syscall, recorded, replayed ----
 printf '%s\n' "trap 'echo got USR1' USR1" 'echo ready' 'i=0' \
 	'while [ $i -lt 400 ]; do i=$((i + 1)); /bin/true; done' 'echo done' >"$WORK/usr1.sh"

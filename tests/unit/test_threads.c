@@ -66,6 +66,9 @@ struct env {
 
 static const int timer_signals[] = { SIGALRM, SIGUSR1, SIGUSR2 };
 
+/* `hermit run`: no log is kept. */
+static const struct rec_options run_options = { .mode = REC_MODE_RUN };
+
 /* Take a pending SIG without waiting; 1 if there was one. */
 static int take_signal(int sig, siginfo_t *info)
 {
@@ -94,6 +97,7 @@ static int setup_env(void **state)
 	for (size_t i = 0; i < sizeof(timer_signals) / sizeof(timer_signals[0]); i++)
 		sigaddset(&block, timer_signals[i]);
 	sigprocmask(SIG_BLOCK, &block, &e->oldmask);
+	e->r.opts = &run_options;
 	rec_clock_init(&e->r.clock, EPOCH);
 	rec_clock_advance(&e->r.clock, NOW);
 	e->self = rec_task_add(&e->r, e->pid);
@@ -1625,6 +1629,51 @@ static enum rec_action poll_call(struct env *e, struct task *t, long nr, int arg
 	return rec_sys_poll(&e->r, t, enter(t, nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 }
 
+/* Where each poll-family call leaves what a log keeps of it. */
+static void test_poll_regions(void **state)
+{
+	struct rec_call c = { .nr = SYS_poll, .args = { 0x1000, 3, 0 } };
+	uint64_t at[3];
+	size_t len[3];
+
+	(void)state;
+	/* poll, ppoll: the whole pollfd array, even with nothing ready */
+	assert_int_equal(rec_poll_regions(&c, 0, at, len), 1);
+	assert_int_equal(at[0], 0x1000);
+	assert_int_equal(len[0], 3 * 8);
+	c.nr = SYS_ppoll;
+	c.args[1] = 100000; /* too many to keep */
+	assert_int_equal(rec_poll_regions(&c, 1, at, len), 0);
+	assert_int_equal(rec_poll_regions(&c, -EINTR, at, len), 0);
+
+	/* select, pselect6: the sets given, each as long as nfds needs */
+	c = (struct rec_call){ .nr = SYS_select, .args = { 65, 0x2000, 0, 0x3000, 0 } };
+	assert_int_equal(rec_poll_regions(&c, 1, at, len), 2);
+	assert_int_equal(at[0], 0x2000);
+	assert_int_equal(len[0], 16);
+	assert_int_equal(at[1], 0x3000);
+	assert_int_equal(len[1], 16);
+	c.nr = SYS_pselect6;
+	c.args[0] = 1;
+	c.args[2] = 0x4000;
+	assert_int_equal(rec_poll_regions(&c, 0, at, len), 3);
+	assert_int_equal(len[2], 8);
+	c.args[0] = 0;
+	assert_int_equal(rec_poll_regions(&c, 0, at, len), 0);
+
+	/* epoll: as many events as it returned, no more than maxevents */
+	c = (struct rec_call){ .nr = SYS_epoll_wait, .args = { 3, 0x5000, 4, 0 } };
+	assert_int_equal(rec_poll_regions(&c, 2, at, len), 1);
+	assert_int_equal(at[0], 0x5000);
+	assert_int_equal(len[0], 2 * 12);
+	assert_int_equal(rec_poll_regions(&c, 0, at, len), 0);
+	assert_int_equal(rec_poll_regions(&c, 5, at, len), 0);
+
+	/* no descriptors */
+	c.nr = SYS_rt_sigtimedwait;
+	assert_int_equal(rec_poll_regions(&c, 0, at, len), 0);
+}
+
 static void test_poll_milliseconds(void **state)
 {
 	struct env *e = get_env(state);
@@ -1835,6 +1884,7 @@ int main(void)
 		T(test_select_timeval_usec_normalized),
 		T(test_poll_retry_keeps_deadline),
 		T(test_sched_yield),
+		T(test_poll_regions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

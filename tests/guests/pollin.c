@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest: waits on its stdin with each poll-family call and prints what it
+ * learnt, while a second thread keeps making syscalls of its own (reads of
+ * the clock), so that the waits fall between that thread's events:
+ *
+ *   poll with no timeout, then read a line;
+ *   select with a 10 s timeout, then read a line;
+ *   epoll_wait with no timeout, then read a line;
+ *   ppoll with a zero timeout (nothing is waiting by then);
+ *   pselect6 with a 50 ms timeout (nothing comes: it times out);
+ *   poll with no timeout until end of file.
+ *
+ * Fed "a\nb\nc\n" with pauses between the lines, it prints the same
+ * whenever it runs; a replay must print it with nothing on its stdin.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int done;
+
+static void *ticker(void *arg)
+{
+	struct timespec ts;
+	long n = 0;
+
+	(void)arg;
+	while (!done && n < 20000) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		n++;
+	}
+	return NULL;
+}
+
+/* One line, a byte at a time: what is left stays for the next wait. */
+static void read_line(const char *how)
+{
+	char buf[64];
+	size_t n = 0;
+
+	while (n < sizeof(buf) - 1 && read(0, &buf[n], 1) == 1 && buf[n] != '\n')
+		n++;
+	buf[n] = 0;
+	printf("%s: read '%s'\n", how, buf);
+}
+
+int main(void)
+{
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	struct epoll_event ev = { .events = EPOLLIN }, got;
+	struct timeval tv = { 10, 0 };
+	struct timespec zero = { 0, 0 }, short_wait = { 0, 50000000 };
+	pthread_t th;
+	fd_set set;
+	int r, ep;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	pthread_create(&th, NULL, ticker, NULL);
+
+	r = poll(&pfd, 1, -1);
+	printf("poll: %d revents %#x\n", r, pfd.revents);
+	read_line("poll");
+
+	FD_ZERO(&set);
+	FD_SET(0, &set);
+	r = select(1, &set, NULL, NULL, &tv);
+	printf("select: %d ready %d\n", r, FD_ISSET(0, &set));
+	read_line("select");
+
+	ep = epoll_create1(0);
+	epoll_ctl(ep, EPOLL_CTL_ADD, 0, &ev);
+	r = epoll_wait(ep, &got, 1, -1);
+	printf("epoll_wait: %d events %#x\n", r, r > 0 ? got.events : 0);
+	read_line("epoll");
+	close(ep);
+
+	pfd.revents = 0;
+	r = ppoll(&pfd, 1, &zero, NULL);
+	printf("ppoll: %d revents %#x\n", r, pfd.revents);
+
+	FD_ZERO(&set);
+	FD_SET(0, &set);
+	r = pselect(1, &set, NULL, NULL, &short_wait, NULL);
+	printf("pselect: %d ready %d\n", r, r > 0 && FD_ISSET(0, &set));
+
+	pfd.revents = 0;
+	r = poll(&pfd, 1, -1);
+	printf("poll: %d revents %#x\n", r, pfd.revents);
+	read_line("eof");
+
+	done = 1;
+	pthread_join(th, NULL);
+	return 0;
+}
