@@ -9,11 +9,14 @@
  *
  *   - output buffers of calls that stop anyway (stat, getdents): their
  *     event carries the bytes as the guest saw them;
- *   - reads (read, pread64, readv, preadv, preadv2, recvfrom), which `run`
- *     lets through without a stop: when a log is kept they stop too, but
- *     *hidden*: they advance no clock, count no progress and are no
- *     scheduling point, so a recording schedules exactly as `run` does
- *     with the same seeds. Their results go into REC_EV_INPUT frames;
+ *   - reads (read, pread64, readv, preadv, preadv2, recvfrom, recvmsg,
+ *     recvmmsg), which `run` lets through without a stop: when a log is
+ *     kept they stop too, but *hidden*: they advance no clock, count no
+ *     progress and are no scheduling point, so a recording schedules
+ *     exactly as `run` does with the same seeds. Their results go into
+ *     REC_EV_INPUT frames;
+ *   - the results of poll, select and epoll calls that watch descriptors
+ *     from outside (sys_poll.c);
  *   - the files the program maps (executables, libraries, mapped data):
  *     copied into files/ at exec and at each mmap of a file.
  *
@@ -27,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +202,48 @@ static int write_poll(struct task *t, const struct rec_call *c, const unsigned c
 	return 0;
 }
 
+/* Messages of a recvmmsg a record keeps at most. */
+#define MMSG_MAX 1024
+
+/* recvmmsg: for each of the RET messages, its msg_len (4 bytes), then its
+ * msghdr as read_msg keeps it. */
+static void read_mmsg(struct task *t, uint64_t addr, long ret, struct hm_buf *out)
+{
+	for (long i = 0; i < ret && i < MMSG_MAX; i++) {
+		uint64_t at = addr + (uint64_t)i * sizeof(struct mmsghdr);
+		struct mmsghdr m;
+
+		if (tracer_read_mem(t->tid, at, &m, sizeof(m)) < 0)
+			return;
+		hm_buf_add(out, &m.msg_len, sizeof(m.msg_len));
+		read_msg(t, at, m.msg_len, out);
+	}
+}
+
+static int write_mmsg(struct task *t, uint64_t addr, const unsigned char *p, size_t n)
+{
+	for (uint64_t at = addr; n; at += sizeof(struct mmsghdr)) {
+		struct msghdr rec;
+		unsigned len;
+		size_t size;
+
+		if (n < sizeof(len) + sizeof(rec))
+			return -EFAULT; /* not what read_mmsg wrote */
+		memcpy(&len, p, sizeof(len));
+		memcpy(&rec, p + sizeof(len), sizeof(rec));
+		size = sizeof(rec) + rec.msg_namelen + rec.msg_controllen + len;
+		if (rec.msg_namelen > n || rec.msg_controllen > n || size > n - sizeof(len))
+			return -EFAULT;
+		if (write_msg(t, at, p + sizeof(len), size) < 0 ||
+		    tracer_write_mem(t->tid, at + offsetof(struct mmsghdr, msg_len), &len,
+				     sizeof(len)) < 0)
+			return -EFAULT;
+		p += sizeof(len) + size;
+		n -= sizeof(len) + size;
+	}
+	return 0;
+}
+
 /* Copy the output of C (result RET) out of the guest into OUT. */
 static void read_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
 			long ret, struct hm_buf *out)
@@ -224,6 +270,9 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 		return;
 	case OUT_MSG:
 		read_msg(t, addr, (size_t)ret, out);
+		return;
+	case OUT_MMSG:
+		read_mmsg(t, addr, ret, out);
 		return;
 	case OUT_POLL: {
 		uint64_t at[3];
@@ -256,6 +305,8 @@ static int write_output(struct task *t, const struct rec_syscall *row, const str
 		return 0;
 	if (row->out == OUT_MSG)
 		return write_msg(t, addr, p, n);
+	if (row->out == OUT_MMSG)
+		return write_mmsg(t, addr, p, n);
 	if (row->out == OUT_POLL)
 		return write_poll(t, c, p, n);
 	if (row->out != OUT_IOV)

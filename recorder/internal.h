@@ -194,6 +194,7 @@ enum rec_out {
 	OUT_IOV,   /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
 	OUT_IOCTL, /* ioctl: as many bytes at args[2] as request args[1] writes */
 	OUT_MSG,   /* recvmsg: the msghdr at args[out_arg], its name, control and data */
+	OUT_MMSG,  /* recvmmsg: ret mmsghdrs at args[out_arg], each as OUT_MSG, length first */
 	OUT_POLL,  /* poll family: revents, fd_sets or epoll events (sys_poll.c), kept
 		    * only for calls that watch the outside; the row's exit runs after */
 };

@@ -89,6 +89,7 @@ static const struct rec_syscall table[] = {
 	/* input a log keeps, and files it copies (capture.c) */
 	{ SYS_recvfrom, "recvfrom", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG },
 	{ SYS_recvmsg, "recvmsg", 0, NULL, NULL, OUT_MSG, 1, 0, HIDDEN_LOG },
+	{ SYS_recvmmsg, "recvmmsg", 0, NULL, NULL, OUT_MMSG, 1, 0, HIDDEN_LOG },
 	{ SYS_ioctl, "ioctl", 0, NULL, NULL, OUT_IOCTL, 2, 0, HIDDEN_LOG },
 	{ SYS_mmap, "mmap", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD },
 	/* identity of the machine */

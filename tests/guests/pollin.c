@@ -13,14 +13,19 @@
  *
  * Fed "a\nb\nc\n" with pauses between the lines, it prints the same
  * whenever it runs; a replay must print it with nothing on its stdin.
+ *
+ * `pollin mmsg`: stdin is a datagram socket; one recvmmsg takes up to
+ * three messages from it, and each is printed with its length and flags.
  */
 #define _GNU_SOURCE
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,7 +56,28 @@ static void read_line(const char *how)
 	printf("%s: read '%s'\n", how, buf);
 }
 
-int main(void)
+static int mmsg(void)
+{
+	char buf[3][32];
+	struct iovec iov[3];
+	struct mmsghdr m[3];
+	int n;
+
+	memset(m, 0, sizeof(m));
+	for (int i = 0; i < 3; i++) {
+		iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	n = recvmmsg(0, m, 3, MSG_WAITFORONE, NULL);
+	printf("recvmmsg: %d\n", n);
+	for (int i = 0; i < n; i++)
+		printf("message %d: %u bytes '%.*s' flags %#x\n", i, m[i].msg_len,
+		       (int)m[i].msg_len, buf[i], m[i].msg_hdr.msg_flags);
+	return n > 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
 {
 	struct pollfd pfd = { .fd = 0, .events = POLLIN };
 	struct epoll_event ev = { .events = EPOLLIN }, got;
@@ -62,6 +88,8 @@ int main(void)
 	int r, ep;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "mmsg") == 0)
+		return mmsg();
 	pthread_create(&th, NULL, ticker, NULL);
 
 	r = poll(&pfd, 1, -1);

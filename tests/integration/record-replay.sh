@@ -485,6 +485,20 @@ exec 7<>"$WORK/nodata"
 replay_same pysel "$rid" 0 <"$WORK/nodata"
 exec 7>&-
 
+# ---- recvmmsg on a datagram socket from outside: every message, its length
+# and flags recorded; the replay's stdin has none of them ----
+timeout -k 5 "$TEST_TIMEOUT" python3 -c 'import socket, subprocess, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+b.send(b"one")
+b.send(b"two!")
+sys.exit(subprocess.run(sys.argv[1:], stdin=a).returncode)' \
+	"$HERMIT" record start -- "$GUESTS/pollin" mmsg >"$WORK/mmsg.rec" 2>"$WORK/mmsg.rec.err" ||
+	{ cat "$WORK/mmsg.rec.err" >&2; fail "mmsg: the recorded run exited $?"; }
+printf "recvmmsg: 2\nmessage 0: 3 bytes 'one' flags 0\nmessage 1: 4 bytes 'two!' flags 0\n" |
+	diff -u - "$WORK/mmsg.rec" || fail "mmsg: the recorded run printed other lines"
+rid=$(sed -n "s/^hermit: recording '\(.*\)'\$/\1/p" "$WORK/mmsg.rec.err")
+replay_same mmsg "$rid" 0 </dev/null
+
 # ---- a signal from outside: held back to a syscall, recorded, replayed ----
 printf '%s\n' "trap 'echo got USR1' USR1" 'echo ready' 'i=0' \
 	'while [ $i -lt 400 ]; do i=$((i + 1)); /bin/true; done' 'echo done' >"$WORK/usr1.sh"
