@@ -458,6 +458,29 @@ int rec_replay_completes(struct rec *r, struct task *t)
 	return now - t->due_since < DUE_WAIT_NS;
 }
 
+int rec_replay_not_next(struct rec *r, struct task *t)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+
+	return !t->outside && r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) > 0 &&
+	       REC_EV_TASK(ev) != t->index;
+}
+
+void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *regs)
+{
+	hm_trace("task %d: %s had not returned yet in the recording", t->index,
+		 t->pending ? t->pending->name : "its call");
+	regs->rip -= 2;
+	regs->rax = (uint64_t)t->call.nr;
+	tracer_set_regs(t->tid, regs);
+	t->pending = NULL;
+	t->hidden = 0;
+	t->not_yet = 0;
+	rec_park(r, t);
+}
+
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
 {
 	struct rec_call *c = &t->call;
@@ -467,6 +490,22 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
 	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
+		c->regs.orig_rax = (uint64_t)-1;
+		if (rec_replay_not_next(r, t)) {
+			/* It waited in the recording while others ran: skipped
+			 * now, it is parked at its exit as the recording did. */
+			tracer_set_regs(t->tid, &c->regs);
+			t->pending = row;
+			t->hidden = 1;
+			t->not_yet = 1;
+			rec_resume(t, RESUME_SYSCALL, 0);
+			return;
+		}
+		if (t->retrying) {
+			/* parked before: now it finishes, as in the recording */
+			t->retrying = 0;
+			r->progress++;
+		}
 		/* Not run: the recorded bytes are the answer. */
 		c->ret = 0;
 		if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
@@ -475,7 +514,6 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		c->ret = (long)REC_EV_RET(ev);
 		r->opts->source->take(r->opts->source->ctx);
 		r->frames++;
-		c->regs.orig_rax = (uint64_t)-1;
 		c->regs.rax = (uint64_t)c->ret;
 		tracer_set_regs(t->tid, &c->regs);
 		rec_resume(t, RESUME_CONT, 0);

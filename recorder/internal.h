@@ -73,6 +73,8 @@ struct task {
 	const struct rec_syscall *pending; /* call awaiting its exit stop */
 	int hidden;			   /* that call is not a scheduling point (capture.c) */
 	int64_t due_since;		   /* replay: when it blocked in a read the log has done */
+	int not_yet;			   /* replay: its call waited in the recording: skipped,
+					    * it is parked at the exit (rec_park_rewound) */
 	struct rec_call call;
 
 	enum wait_kind wait;	     /* with TASK_WAITING */
@@ -273,6 +275,13 @@ int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 /* Record: an open (C) that may write a file: keep the file as it was
  * before the run's first such open, or that it did not exist. */
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
+/* Replay, T in a call answered from the log that waited on the outside in
+ * the recording: whether the log's next event is another task's (so the
+ * recording parked T there). Never when T runs because nothing else can. */
+int rec_replay_not_next(struct rec *r, struct task *t);
+/* Replay, at the exit stop (REGS) of such a call, skipped: wind it back to
+ * be made again and park T, as the recording did while it waited. */
+void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *regs);
 /* Replay: T, running and blocked in a hidden read, is the next thing the
  * log records (its input frame), so the data is due: wait for it rather
  * than park T, up to a few seconds (then park; the replay will tell). */

@@ -350,6 +350,10 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		}
 		return;
 	}
+	if (t->not_yet) {
+		rec_park_rewound(r, t, &regs);
+		return;
+	}
 	if (r->opts->mode == REC_MODE_REPLAY && row && row->out == OUT_POLL &&
 	    t->poll_outside == POLL_BLOCKS && rec_poll_not_yet(r, t, &regs))
 		return;

@@ -272,22 +272,9 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 
 int rec_poll_not_yet(struct rec *r, struct task *t, struct user_regs_struct *regs)
 {
-	const struct rec_event_record *ev;
-	const unsigned char *p;
-	size_t n;
-
-	/* Resumed because nothing else can run: the log must say it is next
-	 * (else the replay reports the divergence). */
-	if (t->outside || r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
-	    REC_EV_TASK(ev) == t->index)
+	if (!rec_replay_not_next(r, t))
 		return 0;
-	hm_trace("task %d: %s had not returned yet in the recording", t->index,
-		 t->pending ? t->pending->name : "poll");
-	regs->rip -= 2;
-	regs->rax = (uint64_t)t->call.nr;
-	tracer_set_regs(t->tid, regs);
-	t->pending = NULL;
-	rec_park(r, t);
+	rec_park_rewound(r, t, regs);
 	return 1;
 }
 

@@ -16,6 +16,10 @@
  *
  * `pollin mmsg`: stdin is a datagram socket; one recvmmsg takes up to
  * three messages from it, and each is printed with its length and flags.
+ *
+ * `pollin reads`: two lines read from stdin with plain blocking reads
+ * while a second thread sleeps and reads the clock until they came; it
+ * prints the lines and how many rounds the other thread made.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -77,6 +81,33 @@ static int mmsg(void)
 	return n > 0 ? 0 : 1;
 }
 
+static void *sleeper(void *arg)
+{
+	struct timespec ts, ms = { 0, 1000000 };
+	long *rounds = arg;
+
+	while (!done) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		nanosleep(&ms, NULL);
+		++*rounds;
+	}
+	return NULL;
+}
+
+static int reads(void)
+{
+	pthread_t th;
+	long rounds = 0;
+
+	pthread_create(&th, NULL, sleeper, &rounds);
+	read_line("first");
+	read_line("second");
+	done = 1;
+	pthread_join(th, NULL);
+	printf("the other thread made %s rounds\n", rounds > 0 ? "some" : "no");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct pollfd pfd = { .fd = 0, .events = POLLIN };
@@ -90,6 +121,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc > 1 && strcmp(argv[1], "mmsg") == 0)
 		return mmsg();
+	if (argc > 1 && strcmp(argv[1], "reads") == 0)
+		return reads();
 	pthread_create(&th, NULL, ticker, NULL);
 
 	r = poll(&pfd, 1, -1);

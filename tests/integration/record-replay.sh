@@ -470,6 +470,17 @@ done
 exec 7<>"$WORK/nodata"
 replay_same pollin "$rid" 0 <"$WORK/nodata"
 exec 7>&-
+# plain blocking reads of stdin while another thread runs: the recording
+# parked the reader until its input came, and so does the replay
+(sleep 0.2; printf 'a\n'; sleep 0.3; printf 'b\n') >"$WORK/feed" &
+bgpids="$bgpids $!"
+rec reads -- "$GUESTS/pollin" reads <"$WORK/feed"
+[ "$rst" = 0 ] || { cat "$WORK/reads.rec.err" >&2; fail "reads: the recorded run exited $rst"; }
+printf "first: read 'a'\nsecond: read 'b'\nthe other thread made some rounds\n" |
+	diff -u - "$WORK/reads.rec" || fail "reads: the recorded run printed other lines"
+exec 7<>"$WORK/nodata"
+replay_same reads "$rid" 0 <"$WORK/nodata"
+exec 7>&-
 # python3's selectors (epoll) on a pipe: the same
 (printf 'x\n'; sleep 0.2; printf 'y\n') >"$WORK/feed" &
 bgpids="$bgpids $!"
