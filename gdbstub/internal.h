@@ -121,7 +121,11 @@ int rsp_handle_run(struct rsp_session *s, const char *args);
 int rsp_handle_read_regs(struct rsp_session *s, const char *args);
 int rsp_handle_read_reg(struct rsp_session *s, const char *args);
 int rsp_handle_read_mem(struct rsp_session *s, const char *args);
+/* 'X' (binary memory writes): refused. */
 int rsp_handle_write(struct rsp_session *s, const char *args);
+int rsp_handle_write_reg(struct rsp_session *s, const char *args);
+int rsp_handle_write_regs(struct rsp_session *s, const char *args);
+int rsp_handle_write_mem(struct rsp_session *s, const char *args);
 int rsp_handle_insert_bp(struct rsp_session *s, const char *args);
 int rsp_handle_remove_bp(struct rsp_session *s, const char *args);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reading the target: registers ('g', 'p'), memory ('m') and breakpoints
- * (Z, z), all E.2 "Packets". Replies are hex, two digits a byte, so an
+ * (Z, z), all E.2 "Packets"; writes ('G', 'P', 'M') only where they
+ * change nothing. Replies are hex, two digits a byte, so an
  * 'm' may ask for RSP_MAX_PACKET / 2 bytes at most, which is what gdb
  * asks for given PacketSize. A read that faults is tried again a page at
  * a time and answers with the bytes before the fault, as E.2 allows, so
@@ -33,34 +34,105 @@ int rsp_handle_read_regs(struct rsp_session *s, const char *args)
 	return 0;
 }
 
-/* p<regno>. */
-int rsp_handle_read_reg(struct rsp_session *s, const char *args)
+/* Register N of the current thread into s->data: its size, or -1. */
+static long read_reg(struct rsp_session *s, uint64_t n)
 {
 	int tid = rsp_current_tid(s);
 	size_t off, size, len;
-	uint64_t n;
 
-	if (rsp_parse_hex_max(&args, RSP_NUM_REGS, &n) < 0 || *args ||
-	    rsp_reg_offset((int)n, &off, &size) < 0)
-		goto fail;
+	if (rsp_reg_offset((int)n, &off, &size) < 0)
+		return -1;
 	if (s->ops->read_reg) {
 		len = size;
 		if (s->ops->read_reg(s->t, tid, (int)n, s->data, &len) < 0 || len != size)
-			goto fail;
+			return -1;
 	} else {
 		len = RSP_REGS_SIZE;
 		if (!s->ops->read_regs || s->ops->read_regs(s->t, tid, s->data, &len) < 0 ||
 		    len > RSP_REGS_SIZE || len < off + size)
-			goto fail;
+			return -1;
 		if (off)
 			memmove(s->data, s->data + off, size);
 	}
+	return (long)size;
+}
+
+/* p<regno>. */
+int rsp_handle_read_reg(struct rsp_session *s, const char *args)
+{
+	uint64_t n;
+	long size;
+
+	if (rsp_parse_hex_max(&args, RSP_NUM_REGS, &n) < 0 || *args ||
+	    (size = read_reg(s, n)) < 0) {
+		rsp_reply_str(s, "E01");
+		return 0;
+	}
 	rsp_out_reset(s);
-	rsp_out_hex(s, s->data, size);
+	rsp_out_hex(s, s->data, (size_t)size);
 	rsp_out_send(s);
 	return 0;
-fail:
-	rsp_reply_str(s, "E01");
+}
+
+/*
+ * Writes. The target is a recording, which writes would make diverge, so
+ * they are refused (E01), except those that leave things as they are:
+ * gdb writes the pc back unchanged around a reverse step, and rr accepts
+ * that too. A write is compared with what is there now.
+ */
+static void reply_same(struct rsp_session *s, const char *hex, size_t n)
+{
+	uint8_t want[RSP_REGS_SIZE];
+
+	if (n > sizeof(want) || strlen(hex) != 2 * n || rsp_unhex(hex, n, want) < 0 ||
+	    memcmp(want, s->data, n) != 0)
+		rsp_reply_str(s, "E01");
+	else
+		rsp_reply_str(s, "OK");
+}
+
+/* P<regno>=<value>. */
+int rsp_handle_write_reg(struct rsp_session *s, const char *args)
+{
+	uint64_t n;
+	long size;
+
+	if (rsp_parse_hex_max(&args, RSP_NUM_REGS, &n) < 0 || *args++ != '=' ||
+	    (size = read_reg(s, n)) < 0) {
+		rsp_reply_str(s, "E01");
+		return 0;
+	}
+	reply_same(s, args, (size_t)size);
+	return 0;
+}
+
+/* G<block>: the whole block, as 'g' reads it. */
+int rsp_handle_write_regs(struct rsp_session *s, const char *args)
+{
+	size_t len = RSP_REGS_SIZE;
+
+	if (!s->ops->read_regs || s->ops->read_regs(s->t, rsp_current_tid(s), s->data, &len) < 0 ||
+	    len > RSP_REGS_SIZE) {
+		rsp_reply_str(s, "E01");
+		return 0;
+	}
+	reply_same(s, args, len);
+	return 0;
+}
+
+/* M<addr>,<length>:<bytes>. */
+int rsp_handle_write_mem(struct rsp_session *s, const char *args)
+{
+	uint64_t addr, len;
+
+	if (rsp_parse_hex(&args, &addr) < 0 || *args++ != ',' ||
+	    rsp_parse_hex_max(&args, RSP_REGS_SIZE, &len) < 0 || *args++ != ':' ||
+	    (len && len - 1 > UINT64_MAX - addr) || !s->ops->read_mem ||
+	    s->ops->read_mem(s->t, addr, s->data, (size_t)len) < 0) {
+		rsp_reply_str(s, "E01");
+		return 0;
+	}
+	reply_same(s, args, (size_t)len);
 	return 0;
 }
 

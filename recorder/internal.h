@@ -338,7 +338,9 @@ void rec_preempt_new_task(struct rec *r, struct task *t);
 /* After exec or fork: put the breakpoints of the sites in place. */
 void rec_preempt_exec(struct rec *r, struct task *t);
 void rec_preempt_fork(struct rec *r, struct task *parent, struct task *child);
-/* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set aside). */
+/* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set
+ * aside), or 2 when T single-steps for the debugger: the site's instruction
+ * was that step, and the trap is the debugger's to take. */
 int rec_preempt_trap(struct rec *r, struct task *t);
 /* Whether the running task T should give way now; chaos may say yes at a syscall. */
 int rec_preempt_at_syscall(struct rec *r, struct task *t);

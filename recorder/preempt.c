@@ -210,6 +210,8 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 		return 1;
 	}
 	tracer_blockwatch_touch();
+	if (r->dbg_step == t->tid)
+		return 2; /* that instruction was the debugger's single step */
 	rec_resume(t, RESUME_CONT, 0);
 	return 1;
 }

@@ -827,8 +827,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			    tracer_sites_live(t->tgid, regs.rip - 1) && replay_spin_hit(r, t, 1))
 				break;
 		}
-		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t))
-			break;
+		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t) == 1)
+			break; /* 2: a site stepped over for the debugger, whose step it was */
 		/* After the recorder's own int3s: a step onto a site is the site's. */
 		if (s->sig == SIGTRAP && r->opts->debugger) {
 			int stepping = r->dbg_step == t->tid;

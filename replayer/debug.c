@@ -16,9 +16,11 @@
  *
  * Reverse execution replays from the start, silently (the guest's output
  * is not shown again), to a position computed from the current one:
- *   reverse-continue  a first pass records every breakpoint and watchpoint
- *                     hit up to the current position; the last one is the
- *                     target (none: the start, "replaylog:begin");
+ *   reverse-continue  the last breakpoint hit before the current position
+ *                     is the target (none: the start, "replaylog:begin"):
+ *                     known when this replay passed all of them with every
+ *                     breakpoint in (hits.c), else found by a first pass
+ *                     that notes every hit up to the current position;
  *   reverse-stepi     n - 1 steps after the anchor when n > 0; at an anchor,
  *                     a first pass single-steps from the event before it to
  *                     count the instructions in between.
@@ -41,40 +43,28 @@
 
 #include "common/common.h"
 #include "gdbstub/gdbstub.h"
+#include "position.h"
 #include "replayer.h"
 #include "tracer/tracer.h"
 
-enum anchor {
-	AT_START,
-	AT_EVENT, /* after frame `frames` */
-	AT_TRAP,  /* the nth trap at pc by task index since frame `frames` */
-	AT_EXIT,  /* the debugged process's last stop, as it exits */
-};
-
-struct pos {
-	enum anchor anchor;
-	uint64_t frames;
-	int index;
-	uint64_t pc;
-	uint64_t nth;
-	uint64_t steps; /* single steps after the anchor */
-};
-
 enum mode {
-	LIVE,	 /* stop where gdb asks */
-	TO_POS,	 /* replay silently to `target`, then stop */
-	SCAN,	 /* replay silently to `target`, noting every hit before it */
-	COUNT,	 /* step silently from `target`'s event to `count_to`, counting */
-	AT_END,	 /* the replay ended: serve gdb until it goes back or leaves */
+	LIVE,	/* stop where gdb asks */
+	TO_POS, /* replay silently to `target`, then stop */
+	SCAN,	/* replay silently to `target`, noting every hit before it */
+	COUNT,	/* step silently from `target`'s event to `count_to`, counting */
+	AT_END, /* the replay ended: serve gdb until it goes back or leaves */
 };
 
-#define MAX_BPS 256
+#define MAX_BPS	   256
 #define MAX_COUNTS 256
 
 struct bp {
 	uint64_t addr;
 	uint8_t orig;
 	int inserted;
+	int whole;	     /* set since the replay's start: its hits are all in `hits` */
+	int removed;	     /* gdb took it out (it may put it back) */
+	uint64_t removed_at; /* the number of continues when it was taken out */
 };
 
 struct dbg {
@@ -100,8 +90,11 @@ struct dbg {
 	int reason; /* of the stop: RSP_REASON_* */
 	uint64_t watch_addr;
 
-	struct pos cur; /* where the replay is stopped */
-	uint64_t frames; /* frames taken so far in this replay */
+	struct pos cur;	  /* where the replay is stopped */
+	uint64_t moves;	  /* changes of `cur` so far: the order of positions */
+	uint64_t conts;	  /* continues gdb asked for so far */
+	struct hits hits; /* breakpoint hits of this replay (hits.c) */
+	uint64_t frames;  /* frames taken so far in this replay */
 	struct {
 		int index;
 		uint64_t pc, n;
@@ -110,16 +103,16 @@ struct dbg {
 
 	enum mode mode;
 	struct pos target;
-	uint64_t steps_left;	/* TO_POS: steps after reaching the anchor */
-	int anchored;		/* TO_POS, SCAN: the target's anchor was passed */
-	struct pos last_hit;	/* SCAN: the last hit before the target */
+	uint64_t steps_left; /* TO_POS: steps after reaching the anchor */
+	int anchored;	     /* TO_POS, SCAN: the target's anchor was passed */
+	struct pos last_hit; /* SCAN: the last hit before the target */
 	int have_hit;
-	uint64_t counted;	/* COUNT: steps so far */
-	uint64_t pc_seen;	/* COUNT: passes at the target's pc */
-	int begin;		/* the stop is at the start, reached backwards */
-	int over;		/* stepping off a breakpoint: 1 to go on after, 2 to stop */
-	int wstep;		/* continuing by single steps to watch memory */
-	uint8_t wold[4][8];	/* the watched bytes as last seen */
+	uint64_t counted;   /* COUNT: steps so far */
+	uint64_t pc_seen;   /* COUNT: passes at the target's pc */
+	int begin;	    /* the stop is at the start, reached backwards */
+	int over;	    /* stepping off a breakpoint: 1 to go on after, 2 to stop */
+	int wstep;	    /* continuing by single steps to watch memory */
+	uint8_t wold[4][8]; /* the watched bytes as last seen */
 };
 
 /* ---- memory and registers ---- */
@@ -140,14 +133,17 @@ static void insert_bps(struct dbg *d)
 	static const uint8_t int3 = 0xcc;
 
 	for (size_t i = 0; d->tgid && i < d->nbps; i++) {
-		if (!d->bps[i].inserted &&
+		if (!d->bps[i].inserted && !d->bps[i].removed &&
 		    tracer_poke_byte(d->tgid, d->bps[i].addr, &int3, &d->bps[i].orig) == 0)
 			d->bps[i].inserted = 1;
 	}
 }
 
+/* Take every breakpoint out, to go by single steps: passes that are not
+ * stepped may go uncounted, so the hits of this replay are no longer whole. */
 static void remove_bps(struct dbg *d)
 {
+	d->hits.whole = 0;
 	for (size_t i = 0; i < d->nbps; i++) {
 		if (d->bps[i].inserted)
 			tracer_poke_byte(d->tgid, d->bps[i].addr, &d->bps[i].orig, NULL);
@@ -155,13 +151,50 @@ static void remove_bps(struct dbg *d)
 	}
 }
 
-static struct bp *bp_at(struct dbg *d, uint64_t addr)
+static struct bp *bp_find(struct dbg *d, uint64_t addr)
 {
 	for (size_t i = 0; i < d->nbps; i++) {
 		if (d->bps[i].addr == addr)
 			return &d->bps[i];
 	}
 	return NULL;
+}
+
+static struct bp *bp_at(struct dbg *d, uint64_t addr)
+{
+	struct bp *b = bp_find(d, addr);
+
+	return b && !b->removed ? b : NULL;
+}
+
+/* gdb resumes: what it took out and did not put back is gone. */
+static void purge_bps(struct dbg *d)
+{
+	for (size_t i = 0; i < d->nbps;) {
+		if (d->bps[i].removed)
+			d->bps[i] = d->bps[--d->nbps];
+		else
+			i++;
+	}
+}
+
+/* The position changed (to `cur`). */
+static void moved(struct dbg *d)
+{
+	d->moves++;
+}
+
+/* `cur`, just reached, is a pass of a breakpoint: a hit of this replay. */
+static void hit_here(struct dbg *d)
+{
+	hits_add(&d->hits, &d->cur, d->moves);
+}
+
+static int is_whole_bp(void *ctx, uint64_t pc)
+{
+	struct bp *b = bp_at(ctx, pc);
+
+	return b && b->whole;
 }
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -172,7 +205,8 @@ static void set_watchpoints(struct dbg *d)
 	unsigned long dr7 = 0;
 
 	for (int i = 0; i < 4; i++) {
-		static const unsigned long rw[] = { 0, 0, 1, 3, 3 }, len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
+		static const unsigned long rw[] = { 0, 0, 1, 3, 3 },
+					   len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
 
 		if (!d->wps[i].type)
 			continue;
@@ -269,7 +303,7 @@ static int op_thread_name(void *t, int tid, char *buf, size_t size)
 static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int insert)
 {
 	struct dbg *d = t;
-	struct bp *b = bp_at(d, addr);
+	struct bp *b;
 
 	if (type == 3)
 		return -EOPNOTSUPP; /* a read leaves no trace to compare */
@@ -297,21 +331,31 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 		set_watchpoints(d);
 		return 0;
 	}
+	b = bp_find(d, addr);
 	if (insert) {
-		if (!b) {
+		if (b && b->removed) {
+			/* Put back with only single steps since it was taken out
+			 * (gdb steps off a breakpoint that way): none missed. */
+			b->whole = b->whole && b->removed_at == d->conts;
+			b->removed = 0;
+		} else if (!b) {
 			if (d->nbps == MAX_BPS)
 				return -ENOSPC;
 			b = &d->bps[d->nbps++];
 			memset(b, 0, sizeof(*b));
 			b->addr = addr;
+			/* Set before anything ran: none of its hits can be missing. */
+			b->whole = d->cur.anchor == AT_START && d->cur.steps == 0;
 		}
 		insert_bps(d);
 		return 0;
 	}
-	if (b) {
+	if (b && !b->removed) {
 		if (b->inserted)
 			tracer_poke_byte(d->tgid, b->addr, &b->orig, NULL);
-		*b = d->bps[--d->nbps];
+		b->inserted = 0;
+		b->removed = 1;
+		b->removed_at = d->conts;
 	}
 	return 0;
 }
@@ -453,8 +497,9 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		snprintf(out, size, "going to event %llu\n", n);
 		return 0;
 	}
-	snprintf(out, size, "hermit monitor commands:\n  when      where the replay is\n"
-			    "  goto N    go to event N (forwards or backwards)\n");
+	snprintf(out, size,
+		 "hermit monitor commands:\n  when      where the replay is\n"
+		 "  goto N    go to event N (forwards or backwards)\n");
 	return 0;
 }
 
@@ -522,6 +567,10 @@ static void reply_stop(struct dbg *d, int vtid)
 	else if (d->cur.anchor == AT_EXIT && !d->cur.steps)
 		st.kind = RSP_STOP_REPLAY_END;
 	st.reason = d->reason;
+	/* A breakpoint passed on the way (a seek's silent part) is no reason
+	 * for a stop that is not at a hit: a step's stop has none. */
+	if (st.reason == RSP_REASON_SWBREAK && !(d->cur.anchor == AT_TRAP && !d->cur.steps))
+		st.reason = RSP_REASON_NONE;
 	st.watch_addr = d->watch_addr;
 	if (d->owe_reply)
 		rsp_session_stopped(d->rsp, &st);
@@ -534,7 +583,8 @@ static int same_anchor(const struct pos *a, const struct pos *b)
 	if (a->anchor == AT_EXIT || b->anchor == AT_EXIT)
 		return a->anchor == b->anchor; /* one end per replay */
 	return a->anchor == b->anchor && a->frames == b->frames &&
-	       (a->anchor != AT_TRAP || (a->index == b->index && a->pc == b->pc && a->nth == b->nth));
+	       (a->anchor != AT_TRAP ||
+		(a->index == b->index && a->pc == b->pc && a->nth == b->nth));
 }
 
 static int vtid_of(const struct rec_dbg_stop *st)
@@ -553,11 +603,43 @@ static uint64_t pc_of(pid_t tid)
 	return tracer_get_regs(tid, &r) == 0 ? r.rip : 0;
 }
 
+/*
+ * reverse-continue: when this replay passed every hit of every breakpoint
+ * set now, go straight to the last one before the current position (or to
+ * the start); else replay from the start to find it (SCAN). 1 when the
+ * hits said where.
+ */
+static int reverse_by_hits(struct dbg *d)
+{
+	const struct pos *last;
+
+	if (!d->hits.whole)
+		return 0;
+	for (size_t i = 0; i < d->nbps; i++) {
+		if (!d->bps[i].removed && !d->bps[i].whole)
+			return 0;
+	}
+	last = hits_last(&d->hits, d->moves, is_whole_bp, d);
+	if (last) {
+		struct pos to = *last;
+
+		hm_debug("debugger: the last hit before the current position is known");
+		seek(d, TO_POS, &to);
+	} else {
+		struct pos start = { AT_START, 0, 0, 0, 0, 0 };
+
+		seek(d, TO_POS, &start);
+		d->begin = 1;
+	}
+	return 1;
+}
+
 /* A reverse request from position CUR: where to go. */
 static void plan_reverse(struct dbg *d)
 {
 	if (d->how == RSP_RESUME_REVERSE_CONT) {
-		seek(d, SCAN, &d->cur);
+		if (!reverse_by_hits(d))
+			seek(d, SCAN, &d->cur);
 		return;
 	}
 	if (d->cur.steps > 0) {
@@ -569,7 +651,9 @@ static void plan_reverse(struct dbg *d)
 	}
 	if (d->cur.anchor == AT_TRAP) {
 		/* Count the instructions from the interval's start to here. */
-		struct pos from = { d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0 };
+		struct pos from = {
+			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0
+		};
 
 		seek(d, COUNT, &from);
 		d->last_hit = d->cur;
@@ -598,8 +682,8 @@ static int watching(const struct dbg *d)
 static void watch_snapshot(struct dbg *d)
 {
 	for (int i = 0; i < 4; i++) {
-		if (d->wps[i].type && tracer_read_mem(d->tgid, d->wps[i].addr, d->wold[i],
-						      (size_t)d->wps[i].len) < 0)
+		if (d->wps[i].type &&
+		    tracer_read_mem(d->tgid, d->wps[i].addr, d->wold[i], (size_t)d->wps[i].len) < 0)
 			memset(d->wold[i], 0, sizeof(d->wold[i]));
 	}
 }
@@ -689,6 +773,9 @@ static enum rec_dbg_go live_stop(struct dbg *d, const struct rec_dbg_stop *st)
 	case RSP_RESUME_CONT:
 		break;
 	}
+	/* What gdb took out and did not put back for a continue is gone. */
+	purge_bps(d);
+	d->conts++;
 	if (watching(d)) {
 		watch_snapshot(d);
 		remove_bps(d); /* steps check them by address */
@@ -713,8 +800,8 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 		insert_bps(d);
 		set_watchpoints(d);
 	}
-	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64 ", steps %" PRIu64
-		 ")",
+	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64
+		 ", steps %" PRIu64 ")",
 		 st->index, d->mode, d->cur.anchor, d->cur.frames, d->cur.steps);
 	if (d->mode == LIVE && d->wstep) {
 		/* Watching: an event's syscall may have written them. */
@@ -785,8 +872,7 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 			return go_on(d, st->tid, 0);
 		if (st->index != d->last_hit.index)
 			return REC_DBG_NEXT; /* another task's turn: wait for ours */
-		if (pc_of(st->tid) == d->last_hit.pc &&
-		    ++d->pc_seen == d->last_hit.nth) {
+		if (pc_of(st->tid) == d->last_hit.pc && ++d->pc_seen == d->last_hit.nth) {
 			struct pos p = d->target;
 
 			hm_debug("debugger: %" PRIu64 " steps from event %" PRIu64 " to the hit",
@@ -854,7 +940,7 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(6), (void *)0);
 		if (!d->wps[i].type)
 			return 0;
-		d->reason = d->wps[i].type == 2 ? RSP_REASON_WATCH
+		d->reason = d->wps[i].type == 2	  ? RSP_REASON_WATCH
 			    : d->wps[i].type == 3 ? RSP_REASON_RWATCH
 						  : RSP_REASON_AWATCH;
 		d->watch_addr = d->wps[i].addr;
@@ -864,6 +950,7 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		if (d->cur.anchor != AT_TRAP)
 			d->cur.index = index;
 		d->cur.steps++;
+		moved(d);
 		if (watch_changed(d)) {
 			d->wstep = 0;
 			return 1;
@@ -872,8 +959,11 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			/* A breakpoint reached by a step: its hit. */
 			d->wstep = 0;
 			d->reason = RSP_REASON_SWBREAK;
-			d->cur = (struct pos){ AT_TRAP, d->frames, index, r.rip,
-					       count_hit(d, index, r.rip), 0 };
+			d->cur = (struct pos){
+				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0
+			};
+			moved(d);
+			hit_here(d);
 			return 1;
 		}
 		return 3;
@@ -889,14 +979,26 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		if (d->cur.anchor != AT_TRAP)
 			d->cur.index = index; /* the steps are this task's */
 		d->cur.steps++;
-		if (bp_at(d, r.rip))
-			count_hit(d, index, r.rip); /* as a continue would have hit it */
+		moved(d);
+		if (bp_at(d, r.rip)) {
+			/* as a continue would have hit it, and named it */
+			struct pos here = d->cur;
+
+			d->cur = (struct pos){
+				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0
+			};
+			hit_here(d);
+			d->cur = here;
+		}
 		return 1;
 	} else {
 		return 0;
 	}
 	/* A hit: a new anchor. */
 	d->cur = (struct pos){ AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0 };
+	moved(d);
+	if (d->reason == RSP_REASON_SWBREAK)
+		hit_here(d);
 	return 1;
 }
 
@@ -907,6 +1009,7 @@ static int dbg_at_event(void *ctx, uint64_t frames, int index)
 	(void)index;
 	count_reset(d, frames);
 	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0 };
+	moved(d);
 	if (d->mode == LIVE && d->wstep)
 		return 1; /* watching: whoever runs next goes by steps too */
 	/* Stop at the event a seek or a count starts from. */
@@ -919,6 +1022,7 @@ static int dbg_at_exit(void *ctx, uint64_t frames)
 	struct dbg *d = ctx;
 
 	d->cur = (struct pos){ AT_EXIT, frames, 0, 0, 0, 0 };
+	moved(d);
 	/* Forwards, the end is a stop: the user may go back from it. */
 	switch (d->mode) {
 	case LIVE:
@@ -937,7 +1041,13 @@ static int dbg_at_start(void *ctx)
 
 	count_reset(d, 0);
 	d->cur = (struct pos){ AT_START, 0, 0, 0, 0, 0 };
+	moved(d);
 	d->tgid = 0;
+	/* A new process, which gets every breakpoint before it runs. */
+	hits_reset(&d->hits);
+	purge_bps(d);
+	for (size_t i = 0; i < d->nbps; i++)
+		d->bps[i].whole = 1;
 	return 1;
 }
 
@@ -947,8 +1057,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		 int (*reopen)(void *ctx), void *reopen_ctx)
 {
 	struct dbg d;
-	struct rec_debugger hooks = { &d, dbg_stopped, dbg_trap, dbg_at_event, dbg_at_start,
-				      dbg_at_exit };
+	struct rec_debugger hooks = { &d,	    dbg_stopped,  dbg_trap,
+				      dbg_at_event, dbg_at_start, dbg_at_exit };
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -1016,9 +1126,14 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				/* Back from after the end: to its last stop. */
 				struct pos end = { AT_EXIT, 0, 0, 0, 0, 0 };
 
-				seek(&d, d.how == RSP_RESUME_REVERSE_CONT ? SCAN : TO_POS, &end);
+				purge_bps(&d);
+				if (d.how == RSP_RESUME_REVERSE_STEP)
+					seek(&d, TO_POS, &end);
+				else if (!reverse_by_hits(&d))
+					seek(&d, SCAN, &end);
 			} else {
-				struct rsp_stop st = { .kind = RSP_STOP_EXITED, .status = status & 0xff };
+				struct rsp_stop st = { .kind = RSP_STOP_EXITED,
+						       .status = status & 0xff };
 
 				rsp_session_stopped(d.rsp, &st);
 				d.owe_reply = 0;
@@ -1026,6 +1141,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		}
 	}
 	rsp_session_free(d.rsp);
+	hits_free(&d.hits);
 	close(d.fd);
 	return status;
 }

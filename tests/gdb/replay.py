@@ -3,6 +3,7 @@
 # --gdbserver-only` (port in HERMIT_GDB_PORT) on a recording of
 # tests/guests/gdbtwo, and asserts; any failure exits gdb with status 1.
 import os
+import re
 import gdb
 
 
@@ -104,9 +105,44 @@ try:
               "watch %d: counter %d -> %d, stop %r" % (i, before, counter(), stops[-1:]))
         check(func() == "bump", "watch %d stopped in %s" % (i, func()))
 
-    # Forwards again to the end: the program's total.
+    # monitor goto: back to the event of the second hit; gdb refreshes its
+    # view with flushregs.
     run("delete")
+    m = re.match(r"event (\d+)", seen[1][1])
+    check(m is not None, "monitor when said %r" % seen[1][1])
+    run("monitor goto %s" % m.group(1))
+    run("maintenance flush register-cache")
+    check(re.match(r"event %s \(" % m.group(1), when()) is not None,
+          "after monitor goto %s: %s" % (m.group(1), when()))
+
+    # Forwards to the end: the program's total, and the process is kept.
     run("continue")
+    check(counter() == 33, "at the end counter is %d" % counter())
+
+    # A breakpoint set only now: this replay never saw its hits, so the
+    # reverse-continue has to look for them. The last call adds the last part.
+    run("break bump")
+    run("reverse-continue")
+    check(func() == "bump", "reverse-continue from the end stopped in %s" % func())
+    by = int(gdb.parse_and_eval("by"))
+    check(counter() + by == 33, "the last hit of bump has counter %d, by %d" % (counter(), by))
+
+    # reverse-step leaves bump for the line that called it; reverse-next
+    # goes back over a line of worker without entering bump.
+    run("delete")
+    run("reverse-step")
+    sal = gdb.selected_frame().find_sal()
+    check(func() == "worker", "reverse-step from bump's first line stopped in %s" % func())
+    check(pc() == sal.pc, "reverse-step stopped at %#x, inside line %d" % (pc(), sal.line))
+    call_line = sal.line
+    run("reverse-next")
+    check(func() == "worker", "reverse-next stopped in %s" % func())
+    check(gdb.selected_frame().find_sal().line != call_line,
+          "reverse-next stayed on line %d" % call_line)
+    check(counter() + by == 33, "reverse-next ran bump backwards: counter %d" % counter())
+    run("next")
+    check(func() == "worker" and gdb.selected_frame().find_sal().line == call_line,
+          "next after reverse-next: %s line %d" % (func(), gdb.selected_frame().find_sal().line))
     run("kill")
 except gdb.error as e:
     fail("gdb: %s" % e)

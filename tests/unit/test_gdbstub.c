@@ -648,8 +648,7 @@ static void raw(struct ctx *c, const void *bytes, size_t n, int ret, const void 
 
 	hm_buf_reset(&c->fk.sent);
 	r = rsp_session_input(c->s, bytes, n);
-	if (c->fk.sent.len != wantlen ||
-	    (wantlen && memcmp(c->fk.sent.data, want, wantlen) != 0)) {
+	if (c->fk.sent.len != wantlen || (wantlen && memcmp(c->fk.sent.data, want, wantlen) != 0)) {
 		char got[4096];
 
 		snprintf(got, sizeof(got), "%s", show(c->fk.sent.data, c->fk.sent.len));
@@ -965,7 +964,30 @@ static void test_writes_refused(void **state)
 
 	talk(c, "G0011", "E01");
 	talk(c, "P10=0000000000000000", "E01");
-	talk(c, "M2f00,1:00", "E01");
+	talk(c, "M2f00,1:ff", "E01");
+	/* The same values again change nothing: accepted (gdb writes the pc
+	 * back as it was around a reverse step). */
+	talk(c, "P10=8081828384858687", "OK");
+	talk(c, "P11=88898a8b", "OK");
+	talk(c, "P11=88898a8c", "E01");
+	talk(c, "P11=88898a", "E01"); /* short */
+	talk(c, "P2b=00", "E01");
+	talk(c, "P10", "E01");
+	talk(c, "M2f00,4:00010203", "OK");
+	talk(c, "M2f00,1:01", "E01");
+	talk(c, "M3000,1:00", "E01"); /* not mapped */
+	{
+		struct hm_buf same;
+
+		hm_buf_init(&same);
+		hm_buf_add(&same, "G", 1);
+		add_hex(&same, c->fk.regs, RSP_REGS_SIZE);
+		hm_buf_add(&same, "", 1);
+		talk(c, (char *)same.data, "OK");
+		same.data[1] ^= 1; /* another rax */
+		talk(c, (char *)same.data, "E01");
+		hm_buf_free(&same);
+	}
 	talk_bin(c, "X2f00,2:\0\xff", 10, "E01", 3);
 	talk(c, "X2f00,0:", "E01");
 }
