@@ -84,10 +84,12 @@ struct rec_files {
 /* ---- replay under a debugger (replayer/debug.c drives it) ---- */
 
 enum rec_dbg_go {
-	REC_DBG_CONT, /* go on */
-	REC_DBG_STEP, /* one instruction of the stopped task, then stop again */
-	REC_DBG_KILL, /* end this run (the debugger replays again, or quits) */
-	REC_DBG_NEXT, /* go on, and stop when a guest task is resumed next */
+	REC_DBG_CONT,	  /* go on */
+	REC_DBG_STEP,	  /* one instruction of the stopped task, then stop again */
+	REC_DBG_KILL,	  /* end this run (the debugger replays again, or quits) */
+	REC_DBG_NEXT,	  /* go on, and stop when a guest task is resumed next */
+	REC_DBG_STEP_ALL, /* one instruction, then stop again; stop too when
+			   * another task is resumed first (it exited, it waits) */
 };
 
 struct rec_dbg_thread {
@@ -96,10 +98,10 @@ struct rec_dbg_thread {
 };
 
 struct rec_dbg_stop {
-	pid_t tid;	 /* the stopped task */
-	pid_t tgid;	 /* its process */
-	int index;	 /* its task number */
-	uint64_t frames; /* log frames taken: where in the recording this is */
+	pid_t tid;			      /* the stopped task */
+	pid_t tgid;			      /* its process */
+	int index;			      /* its task number */
+	uint64_t frames;		      /* log frames taken: where in the recording this is */
 	const struct rec_dbg_thread *threads; /* every live guest task */
 	size_t nthreads;
 };
@@ -146,13 +148,13 @@ struct rec_options {
 	struct rec_files *files;   /* record: copies of mapped files */
 	struct rec_source *source; /* replay: the recorded events */
 	const char *cwd;	   /* the guest's working folder; NULL: hermit's */
-	char *const *binds; /* replay: pairs (copy, original path), NULL-ended, to put in place of
+	char *const *binds;  /* replay: pairs (copy, original path), NULL-ended, to put in place of
 			     * the originals in the guest's mount namespace */
 	char *const *before; /* replay: pairs (copy or "", path): files as they were before
 			      * the recorded run wrote them ("": absent) */
-	int quiet;	    /* replay -q: the guest's stdout and stderr go to /dev/null */
+	int quiet;	     /* replay -q: the guest's stdout and stderr go to /dev/null */
 	const struct rec_debugger *debugger; /* replay: a debugger drives it (NULL: none) */
-	const int *fds;	    /* replay: the descriptors the recorded guest started with,
+	const int *fds; /* replay: the descriptors the recorded guest started with,
 			     * ended by -1 (NULL: what hermit has) */
 };
 

@@ -138,8 +138,8 @@ int rec_debug_stop(struct rec *r, struct task *t)
 	go = d->stopped(d->ctx, &st);
 	tracer_blockwatch_set(r->running ? r->running->tid : 0);
 	free(threads);
-	r->dbg_step = go == REC_DBG_STEP ? t->tid : 0;
-	r->dbg_stop_next = go == REC_DBG_NEXT;
+	r->dbg_step = go == REC_DBG_STEP || go == REC_DBG_STEP_ALL ? t->tid : 0;
+	r->dbg_stop_next = go == REC_DBG_NEXT || go == REC_DBG_STEP_ALL;
 	if (go == REC_DBG_KILL) {
 		rec_end_run(r, HM_EXIT_INTERNAL);
 		r->diverged = 1; /* ended on purpose: nothing to compare */

@@ -21,6 +21,10 @@
  *                     known when this replay passed all of them with every
  *                     breakpoint in (hits.c), else found by a first pass
  *                     that notes every hit up to the current position;
+ *                     with watchpoints, that pass also notes the last event
+ *                     interval in which the watched bytes changed, and a
+ *                     second (WFIND) steps through it to the writing
+ *                     instruction;
  *   reverse-stepi     n - 1 steps after the anchor when n > 0; at an anchor,
  *                     a first pass single-steps from the event before it to
  *                     count the instructions in between.
@@ -53,6 +57,8 @@ enum mode {
 	SCAN,	/* replay silently to `target`, noting every hit before it */
 	COUNT,	/* step silently from `target`'s event to `count_to`, counting */
 	AT_END, /* the replay ended: serve gdb until it goes back or leaves */
+	WFIND,	/* step silently through `target`'s event interval, finding the
+		 * last write of a watched location (or breakpoint pass) in it */
 };
 
 #define MAX_BPS	   256
@@ -113,7 +119,29 @@ struct dbg {
 	int over;	    /* stepping off a breakpoint: 1 to go on after, 2 to stop */
 	int wstep;	    /* continuing by single steps to watch memory */
 	uint8_t wold[4][8]; /* the watched bytes as last seen */
+	/* reverse-continue with watchpoints: a SCAN notes the last event
+	 * interval in which watched bytes changed, a WFIND steps through it */
+	int wsnap_due;	      /* SCAN: snapshot the watched bytes at the first stop */
+	int have_w;	      /* SCAN: they changed before the target */
+	struct pos wfrom;     /* SCAN: the start of the interval of the last change */
+	uint64_t wto_move;    /* SCAN: the move that ended that interval */
+	uint64_t hit_move;    /* SCAN: the move of last_hit */
+	struct pos wbound;    /* WFIND: where to stop looking (the scan's target) */
+	struct pos wprev_hit; /* WFIND: the scan's last hit, if any */
+	int wprev_have;
+	int wend;	      /* WFIND: the interval's next event came */
+	int wnext;	      /* WFIND: at the interval's start, its task not resumed yet */
+	int wtask;	      /* WFIND: the task whose steps `counted` counts */
+	int wbound_hit;	      /* WFIND: the bound's anchor was passed */
+	uint64_t wbound_left; /* WFIND: steps from there to the bound */
+	struct pos wfound;    /* WFIND: the last write or pass found so far */
+	int wfound_kind;      /* WFIND: RSP_REASON_WATCH, _SWBREAK, or 0 */
+	uint64_t wfound_addr;
+	int arrive_reason; /* TO_POS: the stop reason at the target (0: by position) */
+	uint64_t arrive_addr;
 };
+
+static int watching(const struct dbg *d);
 
 /* ---- memory and registers ---- */
 
@@ -475,6 +503,11 @@ static void seek(struct dbg *d, enum mode mode, const struct pos *target)
 	d->counted = d->pc_seen = 0;
 	d->steps_left = 0;
 	d->rerun = 1;
+	d->arrive_reason = 0;
+	d->have_w = 0;
+	d->wsnap_due = mode == SCAN;
+	d->wend = d->wbound_hit = 0;
+	d->wfound_kind = 0;
 }
 
 static int op_monitor(void *t, const char *cmd, char *out, size_t size)
@@ -489,7 +522,7 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		return 0;
 	}
 	if (sscanf(cmd, "goto %llu", &n) == 1) {
-		struct pos p = { n ? AT_EVENT : AT_START, n, 0, 0, 0, 0 };
+		struct pos p = { n ? AT_EVENT : AT_START, n, 0, 0, 0, 0, 0 };
 
 		seek(d, TO_POS, &p);
 		d->requested = 1;
@@ -513,7 +546,7 @@ static void op_kill(void *t)
 static int op_restart(void *t, struct rsp_stop *stop)
 {
 	struct dbg *d = t;
-	struct pos start = { AT_START, 0, 0, 0, 0, 0 };
+	struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
 
 	(void)stop;
 	seek(d, TO_POS, &start);
@@ -613,8 +646,8 @@ static int reverse_by_hits(struct dbg *d)
 {
 	const struct pos *last;
 
-	if (!d->hits.whole)
-		return 0;
+	if (!d->hits.whole || watching(d))
+		return 0; /* hits.c keeps no writes */
 	for (size_t i = 0; i < d->nbps; i++) {
 		if (!d->bps[i].removed && !d->bps[i].whole)
 			return 0;
@@ -626,7 +659,7 @@ static int reverse_by_hits(struct dbg *d)
 		hm_debug("debugger: the last hit before the current position is known");
 		seek(d, TO_POS, &to);
 	} else {
-		struct pos start = { AT_START, 0, 0, 0, 0, 0 };
+		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
 
 		seek(d, TO_POS, &start);
 		d->begin = 1;
@@ -652,7 +685,7 @@ static void plan_reverse(struct dbg *d)
 	if (d->cur.anchor == AT_TRAP) {
 		/* Count the instructions from the interval's start to here. */
 		struct pos from = {
-			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0
+			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0, 0
 		};
 
 		seek(d, COUNT, &from);
@@ -732,16 +765,42 @@ static void note_hit(struct dbg *d, const struct pos *p)
 {
 	d->last_hit = *p;
 	d->have_hit = 1;
+	d->hit_move = d->moves;
 }
 
-/* A scan reached the current position: go to the last hit before it, or
- * to the start when there is none. */
-static void finish_scan(struct dbg *d)
+/* SCAN, at an event or at the target: did the watched bytes change in the
+ * interval since the last event? Then it is the last one seen so far. */
+static void scan_watch(struct dbg *d)
 {
+	if (!watching(d) || d->wsnap_due || !watch_changed(d))
+		return;
+	d->have_w = 1;
+	d->wfrom = (struct pos){ d->frames ? AT_EVENT : AT_START, d->frames, 0, 0, 0, 0, 0 };
+	d->wto_move = d->moves;
+}
+
+/* A scan reached the current position (ALIVE: stopped there, not past
+ * the end): go to the last hit before it, or to the start when there is
+ * none; when a watched location changed after that hit, first find the
+ * write in its interval (WFIND). */
+static void finish_scan(struct dbg *d, int alive)
+{
+	if (alive)
+		scan_watch(d);
+	if (d->have_w && !(d->have_hit && d->hit_move > d->wto_move)) {
+		struct pos bound = d->target, from = d->wfrom, hit = d->last_hit;
+		int had = d->have_hit;
+
+		seek(d, WFIND, &from);
+		d->wbound = bound;
+		d->wprev_hit = hit;
+		d->wprev_have = had;
+		return;
+	}
 	if (d->have_hit) {
 		seek(d, TO_POS, &d->last_hit);
 	} else {
-		struct pos start = { AT_START, 0, 0, 0, 0, 0 };
+		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
 
 		seek(d, TO_POS, &start);
 		d->begin = 1;
@@ -756,6 +815,13 @@ static enum rec_dbg_go live_stop(struct dbg *d, const struct rec_dbg_stop *st)
 	d->mode = LIVE;
 	insert_bps(d);
 	set_watchpoints(d);
+	if (d->arrive_reason) {
+		/* a reverse-continue that found a write stops before it */
+		d->reason = d->arrive_reason;
+		d->watch_addr = d->arrive_addr;
+		d->arrive_reason = 0;
+		watch_snapshot(d);
+	}
 	reply_stop(d, vtid_of(st));
 	d->reason = RSP_REASON_NONE;
 	serve(d);
@@ -785,6 +851,91 @@ static enum rec_dbg_go live_stop(struct dbg *d, const struct rec_dbg_stop *st)
 	return go_on(d, tid, 0);
 }
 
+/* WFIND is done: go to the last write or breakpoint pass it found, else
+ * to what the scan found before the interval. */
+static void finish_wfind(struct dbg *d)
+{
+	struct pos to;
+	int kind = d->wfound_kind;
+	uint64_t addr = d->wfound_addr;
+
+	if (kind) {
+		to = d->wfound;
+		hm_debug("debugger: the last %s before the current position is at event %" PRIu64
+			 ", %" PRIu64 " steps of task %d after",
+			 kind == RSP_REASON_WATCH ? "write" : "breakpoint pass", to.frames,
+			 to.steps, to.index);
+	} else if (d->wprev_have) {
+		to = d->wprev_hit;
+	} else {
+		to = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
+	}
+	seek(d, TO_POS, &to);
+	d->begin = to.anchor == AT_START && !to.steps;
+	if (kind == RSP_REASON_WATCH) {
+		d->arrive_reason = kind;
+		d->arrive_addr = addr;
+	}
+}
+
+/* Whether the WFIND steps reached the scan's target, when that is inside
+ * the interval (else its next event or the exit ends the search). */
+static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
+{
+	const struct pos *b = &d->wbound;
+
+	if (b->anchor != AT_TRAP)
+		return b->anchor == d->wfrom.anchor && b->frames == d->wfrom.frames &&
+		       (!b->steps || (d->wtask == b->index && d->counted == b->steps));
+	if (b->frames != d->wfrom.frames)
+		return 0;
+	if (!d->wbound_hit && st->index == b->index && pc_of(st->tid) == b->pc &&
+	    ++d->pc_seen == b->nth) {
+		d->wbound_hit = 1;
+		d->wbound_left = b->steps;
+	}
+	return d->wbound_hit && d->wbound_left-- == 0;
+}
+
+/*
+ * WFIND, at a stop in the interval: a change of the watched bytes since the
+ * last stop means the step just taken wrote them (or the kernel did, in the
+ * syscall that step made): the write is one step before, where the writing
+ * instruction is about to run. A breakpoint address reached is a pass. The
+ * last of them is the target. Every task that runs is stepped; a position
+ * is the steps of one task from its first resume after the interval's
+ * event (by_task). Ends at the scan's target, the next event, or the exit.
+ */
+static enum rec_dbg_go wfind_step(struct dbg *d, const struct rec_dbg_stop *st)
+{
+	uint64_t pc = pc_of(st->tid);
+
+	if (d->counted && watch_changed(d)) {
+		d->wfound = d->wfrom;
+		d->wfound.index = d->wtask;
+		d->wfound.steps = d->counted - 1;
+		d->wfound.by_task = 1;
+		d->wfound_kind = RSP_REASON_WATCH;
+		d->wfound_addr = d->watch_addr;
+	}
+	if (!d->counted || st->index != d->wtask) {
+		/* the first stop of this task in the interval */
+		d->wtask = st->index;
+		d->counted = 0;
+	}
+	if (!d->wend && d->cur.anchor != AT_EXIT && bp_at(d, pc) && d->hits.n &&
+	    d->hits.v[d->hits.n - 1].move == d->moves) {
+		d->wfound = d->hits.v[d->hits.n - 1].at; /* named as a hit */
+		d->wfound_kind = RSP_REASON_SWBREAK;
+	}
+	if (d->wend || d->cur.anchor == AT_EXIT || wfind_at_bound(d, st)) {
+		finish_wfind(d);
+		return REC_DBG_KILL;
+	}
+	d->counted++;
+	return REC_DBG_STEP_ALL;
+}
+
 static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 {
 	struct dbg *d = ctx;
@@ -799,6 +950,10 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored) {
 		insert_bps(d);
 		set_watchpoints(d);
+	}
+	if (d->wsnap_due && d->tgid) {
+		watch_snapshot(d);
+		d->wsnap_due = 0;
 	}
 	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64
 		 ", steps %" PRIu64 ")",
@@ -821,8 +976,8 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 				remove_bps(d); /* steps count instructions, not traps */
 		}
 		/* After an event, the steps are the target task's, whoever runs first. */
-		if (d->anchored && d->target.anchor != AT_TRAP && d->target.steps &&
-		    st->index != d->target.index)
+		if (d->anchored && d->target.anchor != AT_TRAP &&
+		    (d->target.steps || d->target.by_task) && st->index != d->target.index)
 			return REC_DBG_NEXT;
 		if (d->anchored && d->steps_left == 0)
 			return live_stop(d, st);
@@ -861,8 +1016,23 @@ static enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 			d->counted++;
 			return REC_DBG_STEP;
 		}
-		finish_scan(d);
+		finish_scan(d, 1);
 		return REC_DBG_KILL;
+	case WFIND:
+		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+			/* The interval is the next task's to run (as for TO_POS). */
+			d->anchored = 1;
+			d->wnext = 1;
+			remove_bps(d);
+			return REC_DBG_NEXT;
+		}
+		if (!d->anchored)
+			return go_on(d, st->tid, 0);
+		if (d->wnext) {
+			d->wnext = 0;
+			watch_snapshot(d);
+		}
+		return wfind_step(d, st);
 	case COUNT:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
 			d->anchored = 1;
@@ -960,7 +1130,7 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			d->wstep = 0;
 			d->reason = RSP_REASON_SWBREAK;
 			d->cur = (struct pos){
-				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0
+				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0
 			};
 			moved(d);
 			hit_here(d);
@@ -985,7 +1155,7 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			struct pos here = d->cur;
 
 			d->cur = (struct pos){
-				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0
+				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0
 			};
 			hit_here(d);
 			d->cur = here;
@@ -995,7 +1165,7 @@ static int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		return 0;
 	}
 	/* A hit: a new anchor. */
-	d->cur = (struct pos){ AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0 };
+	d->cur = (struct pos){ AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0 };
 	moved(d);
 	if (d->reason == RSP_REASON_SWBREAK)
 		hit_here(d);
@@ -1007,13 +1177,19 @@ static int dbg_at_event(void *ctx, uint64_t frames, int index)
 	struct dbg *d = ctx;
 
 	(void)index;
+	if (d->mode == SCAN && !d->anchored)
+		scan_watch(d); /* the interval that ends here */
+	if (d->mode == WFIND && d->anchored)
+		d->wend = 1; /* stop: the interval is over */
 	count_reset(d, frames);
-	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0 };
+	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0, 0 };
 	moved(d);
 	if (d->mode == LIVE && d->wstep)
 		return 1; /* watching: whoever runs next goes by steps too */
 	/* Stop at the event a seek or a count starts from. */
-	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN) &&
+	if (d->wend)
+		return 1;
+	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN || d->mode == WFIND) &&
 	       d->target.anchor == AT_EVENT && d->target.frames == frames;
 }
 
@@ -1021,7 +1197,7 @@ static int dbg_at_exit(void *ctx, uint64_t frames)
 {
 	struct dbg *d = ctx;
 
-	d->cur = (struct pos){ AT_EXIT, frames, 0, 0, 0, 0 };
+	d->cur = (struct pos){ AT_EXIT, frames, 0, 0, 0, 0, 0 };
 	moved(d);
 	/* Forwards, the end is a stop: the user may go back from it. */
 	switch (d->mode) {
@@ -1030,6 +1206,8 @@ static int dbg_at_exit(void *ctx, uint64_t frames)
 	case TO_POS:
 	case SCAN:
 		return d->target.anchor == AT_EXIT;
+	case WFIND:
+		return d->anchored; /* the interval ends with the program */
 	default:
 		return 0;
 	}
@@ -1040,7 +1218,7 @@ static int dbg_at_start(void *ctx)
 	struct dbg *d = ctx;
 
 	count_reset(d, 0);
-	d->cur = (struct pos){ AT_START, 0, 0, 0, 0, 0 };
+	d->cur = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
 	moved(d);
 	d->tgid = 0;
 	/* A new process, which gets every breakpoint before it runs. */
@@ -1105,7 +1283,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 			continue;
 		if (d.mode == SCAN) {
 			/* The target was the end: the last hit of the whole replay. */
-			finish_scan(&d);
+			finish_scan(&d, 0);
 			continue;
 		}
 		/* The recording is played out: gdb hears how it ended. */
@@ -1124,7 +1302,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				break;
 			if (d.how == RSP_RESUME_REVERSE_CONT || d.how == RSP_RESUME_REVERSE_STEP) {
 				/* Back from after the end: to its last stop. */
-				struct pos end = { AT_EXIT, 0, 0, 0, 0, 0 };
+				struct pos end = { AT_EXIT, 0, 0, 0, 0, 0, 0 };
 
 				purge_bps(&d);
 				if (d.how == RSP_RESUME_REVERSE_STEP)

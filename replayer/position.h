@@ -22,6 +22,8 @@ struct pos {
 	uint64_t pc;
 	uint64_t nth;
 	uint64_t steps; /* single steps after the anchor */
+	int by_task;	/* AT_START, AT_EVENT: the position is task index's, from
+			 * its first resume after the anchor, even with no steps */
 };
 
 /*

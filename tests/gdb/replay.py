@@ -143,6 +143,26 @@ try:
     run("next")
     check(func() == "worker" and gdb.selected_frame().find_sal().line == call_line,
           "next after reverse-next: %s line %d" % (func(), gdb.selected_frame().find_sal().line))
+
+    # A watchpoint backwards: from the end, reverse-continue stops at each
+    # write of the global, before it (the old value still there); forwards
+    # again, after the write, with the new value.
+    run("continue")
+    check(counter() == 33, "at the end again counter is %d" % counter())
+    run("watch counter")
+    later = 33
+    for i in range(3):
+        run("reverse-continue")
+        check(stops and any(k in WATCH_KINDS for k in stops[-1]),
+              "reverse watch %d: stop %r" % (i, stops[-1:]))
+        check(func() == "bump", "reverse watch %d stopped in %s" % (i, func()))
+        by = int(gdb.parse_and_eval("by"))
+        check(counter() + by == later,
+              "reverse watch %d: counter %d + by %d, not %d" % (i, counter(), by, later))
+        later = counter()
+    run("continue")
+    check(stops and any(k in WATCH_KINDS for k in stops[-1]) and counter() == later + by,
+          "watch forwards after going back: counter %d, not %d" % (counter(), later + by))
     run("kill")
 except gdb.error as e:
     fail("gdb: %s" % e)

@@ -5,8 +5,8 @@
 # 127.0.0.1, and gdb in batch mode runs tests/gdb/replay.py, which asserts
 # breakpoints, threads, globals and locals, reverse-continue (from hits it
 # knows and by searching), reverse-stepi, reverse-finish, reverse-step,
-# reverse-next, a watchpoint, `monitor when` and `monitor goto` (its exit
-# status is the verdict).
+# reverse-next, a watchpoint forwards and backwards, `monitor when` and
+# `monitor goto` (its exit status is the verdict).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
