@@ -841,8 +841,12 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			if (got) {
 				if (got == 1)
 					r->dbg_pending = t;
-				if (got == 3)
-					r->dbg_step = t->tid; /* it goes on one step at a time */
+				if (got == 3) {
+					/* It goes on one step at a time, and so does
+					 * another task resumed first (this one exited). */
+					r->dbg_step = t->tid;
+					r->dbg_stop_next = 1;
+				}
 				rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 				break;
 			}

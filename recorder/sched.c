@@ -152,7 +152,10 @@ int rec_resume(struct task *t, enum resume_mode mode, int sig)
 {
 	int err;
 
-	if (debugged && !t->system && (debugged->dbg_pending == t || debugged->dbg_stop_next)) {
+	/* (The stepping task's own resumes do not count as "another's".) */
+	if (debugged && !t->system &&
+	    (debugged->dbg_pending == t ||
+	     (debugged->dbg_stop_next && debugged->dbg_step != t->tid))) {
 		debugged->dbg_pending = NULL;
 		debugged->dbg_stop_next = 0;
 		if (rec_debug_stop(debugged, t) < 0)
