@@ -292,6 +292,22 @@ void rec_capture_exec(struct rec *r, struct task *t);
 void rec_diverged(struct rec *r, const struct rec_event_record *want,
 		  const struct rec_event_record *got, const char *why);
 
+/* spin.c: the spin watch's preemptions. Preempt T, running, where it is. */
+void rec_spin_preempt(struct rec *r, struct task *t);
+/* Replay: when the next recorded event is a spin preemption of the running
+ * task, put a breakpoint at its address. */
+void rec_replay_arm_spin(struct rec *r);
+/* Replay: T stopped at that breakpoint (AT_SITE: a site's int3 there): 1
+ * when it was taken (preempted, or stepped on), 0 when not this one. */
+int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site);
+
+/* signals.c: signals from outside. Whether SIG pending for T was sent by
+ * the terminal, or by a process outside the guest other than hermit. */
+int rec_from_terminal(struct task *t, int sig);
+int rec_from_outside(struct rec *r, struct task *t, int sig);
+/* Hold SIG for process TGID back to the next delivery point. */
+void rec_defer_signal(struct rec *r, pid_t tgid, int sig);
+
 /* run.c: add an event to the run's digest. */
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind);
 /* run.c: send the terminal's signals held back, at a syscall entry, or

@@ -468,276 +468,6 @@ static int in_syscall(struct task *t)
 	       is_restart((long)regs.rax);
 }
 
-/* Where the spin watch preempts T: named by the registers and a digest of
- * the top of the stack, which is what a replay can find again. */
-static void spin_point(struct task *t, struct rec_call *ev)
-{
-	struct user_regs_struct regs;
-	unsigned char stack[256];
-
-	memset(ev, 0, sizeof(*ev));
-	ev->nr = -3;
-	if (tracer_get_regs(t->tid, &regs) == 0) {
-		ev->args[0] = regs.rip;
-		ev->args[1] = regs.rsp;
-		ev->args[2] = regs.rax;
-		ev->args[3] = regs.rcx;
-		if (tracer_read_mem(t->tid, regs.rsp, stack, sizeof(stack)) == 0) {
-			uint64_t h = 0xcbf29ce484222325ULL;
-
-			for (size_t i = 0; i < sizeof(stack); i++)
-				h = (h ^ stack[i]) * 0x100000001b3ULL;
-			ev->args[4] = h;
-		}
-	}
-}
-
-static void spin_preempt(struct rec *r, struct task *t)
-{
-	struct rec_call ev;
-
-	spin_point(t, &ev);
-	rec_digest_event(r, t, &ev, REC_EV_SPIN);
-	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
-		 (unsigned long long)ev.args[0]);
-	if (r->ended)
-		return;
-	/* Under chaos it may have the top priority: it spins, so it goes last
-	 * until its next preemption draws again (a starvation interval ends). */
-	if (r->opts->chaos)
-		t->priority = -1;
-	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
-}
-
-/*
- * Replay: the spin watch preempted at wall-clock moments, so a replay
- * cannot wait for its own. When the next recorded event is such a
- * preemption of the running task, a breakpoint goes at its address, and
- * the task is preempted at the first hit whose registers and stack match.
- */
-static void replay_arm_spin(struct rec *r)
-{
-	const struct rec_event_record *ev;
-	const unsigned char *p;
-	size_t n;
-	uint64_t at;
-	pid_t in;
-	struct task *t = r->running;
-
-	if (!t || r->diverged || r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
-	    REC_EV_KIND(ev) != REC_EV_SPIN || REC_EV_TASK(ev) != t->index)
-		return;
-	if (tracer_bp_active(&at, &in) && in == t->tgid && at == (uint64_t)ev->fields[3])
-		return;
-	/* A site's int3 already stops there (while its budget lasts). */
-	if (tracer_sites_live(t->tgid, (uint64_t)ev->fields[3]))
-		return;
-	if (tracer_bp_set(t->tgid, (uint64_t)ev->fields[3]) < 0)
-		hm_debug("cannot set a breakpoint at %#llx for task %d",
-			 (unsigned long long)ev->fields[3], t->index);
-}
-
-/* Hits of the spin breakpoint with other registers before a replay takes
- * the recorded point for reached (see below). */
-#define SPIN_EXACT_HITS 200
-
-/*
- * A pure spin-wait (while (!flag);) is in the same state on every pass, so
- * its first hit matches. A loop that also counts (while (!flag) n++;) or
- * computes reaches the recorded registers only after as many passes as
- * the spin watch's 100 ms allowed, and without a PMU each pass costs two
- * ptrace stops. After SPIN_EXACT_HITS hits at the recorded address and
- * stack pointer, the replay preempts there and takes the recorded event
- * as it is: the events that follow still have to match, so a difference
- * that matters to the program shows up as a divergence.
- */
-static int replay_spin_hit(struct rec *r, struct task *t, int at_site)
-{
-	const struct rec_event_record *want;
-	const unsigned char *p;
-	size_t n;
-	struct user_regs_struct regs;
-	struct rec_call ev;
-	int err, exact;
-
-	if (r->opts->source->peek(r->opts->source->ctx, &want, &p, &n) <= 0 ||
-	    REC_EV_KIND(want) != REC_EV_SPIN || REC_EV_TASK(want) != t->index ||
-	    tracer_get_regs(t->tid, &regs) < 0 || regs.rip - 1 != (uint64_t)want->fields[3])
-		return 0;
-	/* The state before the int3: what the recorder saw, stopped there. */
-	regs.rip--;
-	if (tracer_set_regs(t->tid, &regs) < 0)
-		return 0;
-	spin_point(t, &ev);
-	exact = memcmp(&want->fields[3], ev.args, sizeof(ev.args)) == 0;
-	if (exact ||
-	    (ev.args[1] == (uint64_t)want->fields[4] && ++r->spin_hits > SPIN_EXACT_HITS)) {
-		if (!exact)
-			hm_debug("task %d: spin-watch preemption at %#llx taken after %d passes "
-				 "(registers differ from the recording)",
-				 t->index, (unsigned long long)ev.args[0], SPIN_EXACT_HITS);
-		r->spin_hits = 0;
-		tracer_bp_clear();
-		memcpy(ev.args, &want->fields[3], sizeof(ev.args));
-		rec_digest_event(r, t, &ev, REC_EV_SPIN);
-		if (r->ended)
-			return 1;
-		if (r->opts->chaos)
-			t->priority = -1; /* as spin_preempt */
-		/* A site's int3 is hit again, and counted, when it goes on. */
-		rec_set_aside(r, t, TASK_READY, RESUME_CONT);
-		return 1;
-	}
-	if (at_site) {
-		/* Not yet: the site takes its hit as it would have. */
-		regs.rip++;
-		tracer_set_regs(t->tid, &regs);
-		return 0;
-	}
-	err = tracer_bp_step(t->tid);
-	if (err >= 0)
-		rec_resume(t, RESUME_CONT, err);
-	return 1;
-}
-
-/* Whether signal SIG pending for T was sent by the terminal (n_tty's
- * isig() sends with SEND_SIG_PRIV: si_code SI_KERNEL). */
-static int from_terminal(struct task *t, int sig)
-{
-	siginfo_t si;
-
-	if (sig != SIGINT && sig != SIGQUIT && sig != SIGTSTP && sig != SIGHUP && sig != SIGWINCH)
-		return 0;
-	return tracer_siginfo(t->tid, &si) == 0 && si.si_code == SI_KERNEL;
-}
-
-void rec_send_signal(struct rec *r, pid_t tgid, int sig)
-{
-	size_t i;
-
-	for (i = 0; i < r->nown; i++) {
-		if (r->own[i].tgid == tgid && r->own[i].sig == sig)
-			break;
-	}
-	if (i == r->nown) {
-		r->own = xrealloc(r->own, (r->nown + 1) * sizeof(*r->own));
-		r->own[i].tgid = tgid;
-		r->own[i].sig = sig;
-		r->own[i].n = 0;
-		r->nown++;
-	}
-	r->own[i].n++;
-	kill(tgid, sig);
-}
-
-/*
- * Whether signal SIG pending for T was sent from outside the guest by a
- * process (kill, sigqueue, tkill from outside the pid namespace carry
- * si_pid 0) other than hermit itself: it arrives at whatever instruction
- * T is on, so it is held back like the terminal's and delivered at a
- * point a replay finds again.
- */
-static int from_outside(struct rec *r, struct task *t, int sig)
-{
-	siginfo_t si;
-
-	if (!r->opts->namespaces || sig == SIGSTOP || sig == SIGKILL ||
-	    tracer_siginfo(t->tid, &si) < 0 || si.si_pid != 0 ||
-	    (si.si_code != SI_USER && si.si_code != SI_QUEUE && si.si_code != SI_TKILL))
-		return 0;
-	for (size_t i = 0; i < r->nown; i++) {
-		if (r->own[i].tgid == t->tgid && r->own[i].sig == sig && r->own[i].n > 0) {
-			r->own[i].n--; /* hermit's own: a timer, a held-back signal */
-			return 0;
-		}
-	}
-	return 1;
-}
-
-static void defer_signal(struct rec *r, pid_t tgid, int sig)
-{
-	for (size_t i = 0; i < r->ndeferred; i++) {
-		if (r->deferred[i].tgid == tgid && r->deferred[i].sig == sig)
-			return;
-	}
-	r->deferred = xrealloc(r->deferred, (r->ndeferred + 1) * sizeof(*r->deferred));
-	r->deferred[r->ndeferred].tgid = tgid;
-	r->deferred[r->ndeferred].sig = sig;
-	r->ndeferred++;
-}
-
-/* The thread-group leader of process TGID (or any of its tasks). */
-static struct task *leader_of(struct rec *r, pid_t tgid)
-{
-	struct task *any = NULL;
-
-	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i]->tgid != tgid || r->tasks[i]->system)
-			continue;
-		if (r->tasks[i]->tid == tgid)
-			return r->tasks[i];
-		any = any ? any : r->tasks[i];
-	}
-	return any;
-}
-
-/* A signal from outside delivered to process T: an event, so a replay
- * delivers it at the same point. */
-static void signal_event(struct rec *r, struct task *t, int sig, int idle)
-{
-	struct rec_call ev = { .nr = -4 };
-
-	ev.args[0] = (uint64_t)sig;
-	ev.args[1] = (uint64_t)idle;
-	rec_digest_event(r, t, &ev, REC_EV_SIGNAL);
-}
-
-/* Replay: deliver the signals the recording delivered here (IDLE: with no
- * task ready to run, else at a syscall entry). */
-static void replay_signals(struct rec *r, int idle)
-{
-	const struct rec_event_record *ev;
-	const unsigned char *p;
-	size_t n;
-
-	while (!r->diverged && r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) > 0 &&
-	       REC_EV_KIND(ev) == REC_EV_SIGNAL && ev->fields[4] == idle) {
-		struct task *t = NULL;
-		int sig = (int)ev->fields[3];
-
-		for (size_t i = 0; i < r->ntasks && !t; i++) {
-			if (!r->tasks[i]->system && r->tasks[i]->index == REC_EV_TASK(ev))
-				t = r->tasks[i];
-		}
-		if (!t)
-			return; /* not here yet: the next event will not match */
-		hm_debug("signal %d delivered to process %d, as recorded", sig, t->tgid);
-		signal_event(r, t, sig, idle);
-		if (t->tgid > 0)
-			rec_send_signal(r, t->tgid, sig);
-		r->progress++;
-	}
-}
-
-void rec_deliver_deferred(struct rec *r, int idle)
-{
-	if (r->opts->mode == REC_MODE_REPLAY) {
-		replay_signals(r, idle);
-		return;
-	}
-	for (size_t i = 0; i < r->ndeferred; i++) {
-		struct task *t = leader_of(r, r->deferred[i].tgid);
-
-		hm_debug("signal %d from the terminal delivered to process %d", r->deferred[i].sig,
-			 r->deferred[i].tgid);
-		if (t)
-			signal_event(r, t, r->deferred[i].sig, idle);
-		rec_send_signal(r, r->deferred[i].tgid, r->deferred[i].sig);
-		r->progress++;
-	}
-	r->ndeferred = 0;
-}
-
 static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
 	/* Any ptrace stop consumes a pending PTRACE_INTERRUPT (ptrace_stop()
@@ -762,7 +492,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 
 			t->wants_interrupt = 0;
 			if (t == r->running && spin && !in_syscall(t)) {
-				spin_preempt(r, t);
+				rec_spin_preempt(r, t);
 			} else if (t == r->running) {
 				rec_park(r, t);
 			}
@@ -811,7 +541,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 
 			if (tracer_bp_active(&at, &in) && in == t->tgid &&
 			    tracer_get_regs(t->tid, &regs) == 0 && regs.rip - 1 == at) {
-				if (replay_spin_hit(r, t, 0))
+				if (rec_replay_spin_hit(r, t, 0))
 					break;
 				/* Another thread passes there: over it. */
 				int sig;
@@ -824,7 +554,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				break;
 			}
 			if (tracer_get_regs(t->tid, &regs) == 0 &&
-			    tracer_sites_live(t->tgid, regs.rip - 1) && replay_spin_hit(r, t, 1))
+			    tracer_sites_live(t->tgid, regs.rip - 1) &&
+			    rec_replay_spin_hit(r, t, 1))
 				break;
 		}
 		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t) == 1)
@@ -853,7 +584,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			if (stepping)
 				r->dbg_step = t->tid; /* not the step's trap: it goes on */
 		}
-		if (r->opts->mode == REC_MODE_REPLAY && from_terminal(t, s->sig)) {
+		if (r->opts->mode == REC_MODE_REPLAY && rec_from_terminal(t, s->sig)) {
 			/* Ctrl-C at a replay ends the replay. */
 			hm_error("replay interrupted by signal %d at event %llu", s->sig,
 				 (unsigned long long)r->frames);
@@ -861,13 +592,13 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			r->diverged = 1; /* nothing more to compare */
 			break;
 		}
-		if (from_terminal(t, s->sig) || from_outside(r, t, s->sig)) {
+		if (rec_from_terminal(t, s->sig) || rec_from_outside(r, t, s->sig)) {
 			/* Ctrl-C and friends reach every process of the terminal's
 			 * foreground group at whatever instruction each is on; so does
 			 * a kill from outside. Hold them back and deliver them at the
 			 * next scheduling point (a replay delivers the recorded ones). */
 			if (r->opts->mode != REC_MODE_REPLAY)
-				defer_signal(r, t->tgid, s->sig);
+				rec_defer_signal(r, t->tgid, s->sig);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
@@ -1112,7 +843,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 				break;
 		}
 		if (opts->mode == REC_MODE_REPLAY)
-			replay_arm_spin(&r);
+			rec_replay_arm_spin(&r);
 		err = tracer_wait(&s);
 		if (err == -EINTR) {
 			if (tracer_dump_asked())

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Preemptions by the spin watch (preempt.c), recorded and found again. The
+ * spin watch interrupts a thread that ran 100 ms without a stop, at a
+ * wall-clock moment; the point is named by its registers and a digest of
+ * the top of its stack, and a replay finds it with a breakpoint.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+/* Where the spin watch preempts T: named by the registers and a digest of
+ * the top of the stack, which is what a replay can find again. */
+static void spin_point(struct task *t, struct rec_call *ev)
+{
+	struct user_regs_struct regs;
+	unsigned char stack[256];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->nr = -3;
+	if (tracer_get_regs(t->tid, &regs) == 0) {
+		ev->args[0] = regs.rip;
+		ev->args[1] = regs.rsp;
+		ev->args[2] = regs.rax;
+		ev->args[3] = regs.rcx;
+		if (tracer_read_mem(t->tid, regs.rsp, stack, sizeof(stack)) == 0) {
+			uint64_t h = 0xcbf29ce484222325ULL;
+
+			for (size_t i = 0; i < sizeof(stack); i++)
+				h = (h ^ stack[i]) * 0x100000001b3ULL;
+			ev->args[4] = h;
+		}
+	}
+}
+
+void rec_spin_preempt(struct rec *r, struct task *t)
+{
+	struct rec_call ev;
+
+	spin_point(t, &ev);
+	rec_digest_event(r, t, &ev, REC_EV_SPIN);
+	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
+		 (unsigned long long)ev.args[0]);
+	if (r->ended)
+		return;
+	/* Under chaos it may have the top priority: it spins, so it goes last
+	 * until its next preemption draws again (a starvation interval ends). */
+	if (r->opts->chaos)
+		t->priority = -1;
+	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
+}
+
+/*
+ * Replay: the spin watch preempted at wall-clock moments, so a replay
+ * cannot wait for its own. When the next recorded event is such a
+ * preemption of the running task, a breakpoint goes at its address, and
+ * the task is preempted at the first hit whose registers and stack match.
+ */
+void rec_replay_arm_spin(struct rec *r)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+	uint64_t at;
+	pid_t in;
+	struct task *t = r->running;
+
+	if (!t || r->diverged || r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
+	    REC_EV_KIND(ev) != REC_EV_SPIN || REC_EV_TASK(ev) != t->index)
+		return;
+	if (tracer_bp_active(&at, &in) && in == t->tgid && at == (uint64_t)ev->fields[3])
+		return;
+	/* A site's int3 already stops there (while its budget lasts). */
+	if (tracer_sites_live(t->tgid, (uint64_t)ev->fields[3]))
+		return;
+	if (tracer_bp_set(t->tgid, (uint64_t)ev->fields[3]) < 0)
+		hm_debug("cannot set a breakpoint at %#llx for task %d",
+			 (unsigned long long)ev->fields[3], t->index);
+}
+
+/* Hits of the spin breakpoint with other registers before a replay takes
+ * the recorded point for reached (see below). */
+#define SPIN_EXACT_HITS 200
+
+/*
+ * A pure spin-wait (while (!flag);) is in the same state on every pass, so
+ * its first hit matches. A loop that also counts (while (!flag) n++;) or
+ * computes reaches the recorded registers only after as many passes as
+ * the spin watch's 100 ms allowed, and without a PMU each pass costs two
+ * ptrace stops. After SPIN_EXACT_HITS hits at the recorded address and
+ * stack pointer, the replay preempts there and takes the recorded event
+ * as it is: the events that follow still have to match, so a difference
+ * that matters to the program shows up as a divergence.
+ */
+int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site)
+{
+	const struct rec_event_record *want;
+	const unsigned char *p;
+	size_t n;
+	struct user_regs_struct regs;
+	struct rec_call ev;
+	int err, exact;
+
+	if (r->opts->source->peek(r->opts->source->ctx, &want, &p, &n) <= 0 ||
+	    REC_EV_KIND(want) != REC_EV_SPIN || REC_EV_TASK(want) != t->index ||
+	    tracer_get_regs(t->tid, &regs) < 0 || regs.rip - 1 != (uint64_t)want->fields[3])
+		return 0;
+	/* The state before the int3: what the recorder saw, stopped there. */
+	regs.rip--;
+	if (tracer_set_regs(t->tid, &regs) < 0)
+		return 0;
+	spin_point(t, &ev);
+	exact = memcmp(&want->fields[3], ev.args, sizeof(ev.args)) == 0;
+	if (exact ||
+	    (ev.args[1] == (uint64_t)want->fields[4] && ++r->spin_hits > SPIN_EXACT_HITS)) {
+		if (!exact)
+			hm_debug("task %d: spin-watch preemption at %#llx taken after %d passes "
+				 "(registers differ from the recording)",
+				 t->index, (unsigned long long)ev.args[0], SPIN_EXACT_HITS);
+		r->spin_hits = 0;
+		tracer_bp_clear();
+		memcpy(ev.args, &want->fields[3], sizeof(ev.args));
+		rec_digest_event(r, t, &ev, REC_EV_SPIN);
+		if (r->ended)
+			return 1;
+		if (r->opts->chaos)
+			t->priority = -1; /* as rec_spin_preempt */
+		/* A site's int3 is hit again, and counted, when it goes on. */
+		rec_set_aside(r, t, TASK_READY, RESUME_CONT);
+		return 1;
+	}
+	if (at_site) {
+		/* Not yet: the site takes its hit as it would have. */
+		regs.rip++;
+		tracer_set_regs(t->tid, &regs);
+		return 0;
+	}
+	err = tracer_bp_step(t->tid);
+	if (err >= 0)
+		rec_resume(t, RESUME_CONT, err);
+	return 1;
+}
