@@ -14,7 +14,7 @@ enum anchor {
 	AT_EXIT,  /* the debugged process's last stop, as it exits */
 };
 
-/* A stop: an anchor and the single steps after it (debug.c). */
+/* A stop: an anchor and the single steps after it (seek.c). */
 struct pos {
 	enum anchor anchor;
 	uint64_t frames;

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * replayer/: the replay under gdb, in the files that share struct dbg,
+ * the state of one debugger session: debug.c serves gdb (the session loop
+ * and the target ops gdbstub/ calls); seek.c names positions in the
+ * replay, seeks to them and holds the recorder's hooks; breakpoints.c
+ * keeps gdb's breakpoints in the guest; watch.c its watchpoints and the
+ * search for the last write of a watched location (WFIND).
+ */
+#ifndef HERMIT_REPLAYER_DEBUG_H
+#define HERMIT_REPLAYER_DEBUG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "gdbstub/gdbstub.h"
+#include "position.h"
+#include "replayer.h"
+
+enum mode {
+	LIVE,	/* stop where gdb asks */
+	TO_POS, /* replay silently to `target`, then stop */
+	SCAN,	/* replay silently to `target`, noting every hit before it */
+	COUNT,	/* step silently from `target`'s event to `count_to`, counting */
+	AT_END, /* the replay ended: serve gdb until it goes back or leaves */
+	WFIND,	/* step silently through `target`'s event interval, finding the
+		 * last write of a watched location (or breakpoint pass) in it */
+};
+
+#define MAX_BPS	   256
+#define MAX_COUNTS 256
+
+struct bp {
+	uint64_t addr;
+	uint8_t orig;
+	int inserted;
+	int whole;	     /* set since the replay's start: its hits are all in `hits` */
+	int removed;	     /* gdb took it out (it may put it back) */
+	uint64_t removed_at; /* the number of continues when it was taken out */
+};
+
+struct dbg {
+	int fd; /* gdb's connection */
+	struct rsp_session *rsp;
+	struct rsp_target_ops ops;
+	const struct replay_recording *rc;
+	const struct rec_dbg_stop *stop; /* while stopped */
+	pid_t tgid;			 /* the debugged process (task 0's) */
+
+	int requested; /* gdb resumed: how */
+	enum rsp_resume how;
+	int owe_reply; /* a stop reply is due at the next stop */
+	int quit;      /* gdb left, or killed the target */
+	int rerun;     /* end this replay and replay again (mode, target) */
+
+	struct bp bps[MAX_BPS];
+	size_t nbps;
+	struct {
+		uint64_t addr;
+		int len, type; /* type 2 write, 3 read, 4 access */
+	} wps[4];
+	int reason; /* of the stop: RSP_REASON_* */
+	uint64_t watch_addr;
+
+	struct pos cur;	  /* where the replay is stopped */
+	uint64_t moves;	  /* changes of `cur` so far: the order of positions */
+	uint64_t conts;	  /* continues gdb asked for so far */
+	struct hits hits; /* breakpoint hits of this replay (hits.c) */
+	uint64_t frames;  /* frames taken so far in this replay */
+	struct {
+		int index;
+		uint64_t pc, n;
+	} counts[MAX_COUNTS]; /* traps per (task, pc) since the last event */
+	size_t ncounts;
+
+	enum mode mode;
+	struct pos target;
+	uint64_t steps_left; /* TO_POS: steps after reaching the anchor */
+	int anchored;	     /* TO_POS, SCAN: the target's anchor was passed */
+	struct pos last_hit; /* SCAN: the last hit before the target */
+	int have_hit;
+	uint64_t counted;   /* COUNT: steps so far */
+	uint64_t pc_seen;   /* COUNT: passes at the target's pc */
+	int begin;	    /* the stop is at the start, reached backwards */
+	int over;	    /* stepping off a breakpoint: 1 to go on after, 2 to stop */
+	int wstep;	    /* continuing by single steps to watch memory */
+	uint8_t wold[4][8]; /* the watched bytes as last seen */
+	/* reverse-continue with watchpoints: a SCAN notes the last event
+	 * interval in which watched bytes changed, a WFIND steps through it */
+	int wsnap_due;	      /* SCAN: snapshot the watched bytes at the first stop */
+	int have_w;	      /* SCAN: they changed before the target */
+	struct pos wfrom;     /* SCAN: the start of the interval of the last change */
+	uint64_t wto_move;    /* SCAN: the move that ended that interval */
+	uint64_t hit_move;    /* SCAN: the move of last_hit */
+	struct pos wbound;    /* WFIND: where to stop looking (the scan's target) */
+	struct pos wprev_hit; /* WFIND: the scan's last hit, if any */
+	int wprev_have;
+	int wend;	      /* WFIND: the interval's next event came */
+	int wnext;	      /* WFIND: at the interval's start, its task not resumed yet */
+	int wtask;	      /* WFIND: the task whose steps `counted` counts */
+	int wbound_hit;	      /* WFIND: the bound's anchor was passed */
+	uint64_t wbound_left; /* WFIND: steps from there to the bound */
+	struct pos wfound;    /* WFIND: the last write or pass found so far */
+	int wfound_kind;      /* WFIND: RSP_REASON_WATCH, _SWBREAK, or 0 */
+	uint64_t wfound_addr;
+	int arrive_reason; /* TO_POS: the stop reason at the target (0: by position) */
+	uint64_t arrive_addr;
+};
+
+#define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
+
+/* ---- debug.c: serving gdb ---- */
+
+/* The guest thread number of ST's task (0: not known). */
+int dbg_vtid_of(const struct rec_dbg_stop *st);
+/* Task TID's instruction pointer (0: it cannot be read). */
+uint64_t dbg_pc_of(pid_t tid);
+enum rec_dbg_go dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st);
+
+/* ---- breakpoints.c: gdb's breakpoints in the guest ---- */
+
+void dbg_insert_bps(struct dbg *d);
+void dbg_remove_bps(struct dbg *d);
+/* The breakpoint at ADDR, also one gdb took out (NULL: none). */
+struct bp *dbg_bp_find(struct dbg *d, uint64_t addr);
+/* The breakpoint at ADDR that is set (NULL: none). */
+struct bp *dbg_bp_at(struct dbg *d, uint64_t addr);
+void dbg_purge_bps(struct dbg *d);
+enum rec_dbg_go dbg_go_on(struct dbg *d, pid_t tid, int step);
+
+/* ---- watch.c: watchpoints ---- */
+
+void dbg_set_watchpoints(struct dbg *d);
+/* Whether gdb set a watchpoint. */
+int dbg_watching(const struct dbg *d);
+/* Note the watched bytes as they are now. */
+void dbg_watch_snapshot(struct dbg *d);
+int dbg_watch_changed(struct dbg *d);
+void dbg_scan_watch(struct dbg *d);
+enum rec_dbg_go dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st);
+
+/* ---- seek.c: positions, seeking, the recorder's hooks ---- */
+
+/* Name P for people, in OUT. */
+void dbg_describe(const struct pos *p, char *out, size_t size);
+/* Replay again (d->rerun), in MODE, to TARGET. */
+void dbg_seek(struct dbg *d, enum mode mode, const struct pos *target);
+int dbg_reverse_by_hits(struct dbg *d);
+void dbg_plan_reverse(struct dbg *d);
+void dbg_finish_scan(struct dbg *d, int alive);
+/* struct rec_debugger's hooks (recorder/recorder.h), CTX a struct dbg. */
+enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st);
+int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
+int dbg_at_event(void *ctx, uint64_t frames, int index);
+int dbg_at_exit(void *ctx, uint64_t frames);
+int dbg_at_start(void *ctx);
+
+#endif /* HERMIT_REPLAYER_DEBUG_H */

@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where a replay under gdb is, and how it gets to a position gdb asks for
+ * (debug.h). The recorder's hooks (struct rec_debugger) follow the replay
+ * and stop it where the seek's mode says.
+ *
+ * Positions. A stop is named by an anchor and a number of single steps
+ * after it. Anchors: the start; "after event F" (the first instruction
+ * the next guest task runs once frame F was taken); "the Nth debugger trap
+ * at address PC by task I since event F". Within one event interval only
+ * one task runs, and the replay is deterministic, so a replay from the
+ * start reaches each anchor again.
+ *
+ * Reverse execution replays from the start, silently (the guest's output
+ * is not shown again), to a position computed from the current one:
+ *   reverse-continue  the last breakpoint hit before the current position
+ *                     is the target (none: the start, "replaylog:begin"):
+ *                     known when this replay passed all of them with every
+ *                     breakpoint in (hits.c), else found by a first pass
+ *                     that notes every hit up to the current position;
+ *                     with watchpoints, that pass also notes the last event
+ *                     interval in which the watched bytes changed, and a
+ *                     second (WFIND) steps through it to the writing
+ *                     instruction;
+ *   reverse-stepi     n - 1 steps after the anchor when n > 0; at an anchor,
+ *                     a first pass single-steps from the event before it to
+ *                     count the instructions in between.
+ * No checkpoints yet: each reverse step replays from the start.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "common/common.h"
+#include "debug.h"
+#include "tracer/tracer.h"
+
+/* The position changed (to `cur`). */
+static void moved(struct dbg *d)
+{
+	d->moves++;
+}
+
+/* `cur`, just reached, is a pass of a breakpoint: a hit of this replay. */
+static void hit_here(struct dbg *d)
+{
+	hits_add(&d->hits, &d->cur, d->moves);
+}
+
+static int is_whole_bp(void *ctx, uint64_t pc)
+{
+	struct bp *b = dbg_bp_at(ctx, pc);
+
+	return b && b->whole;
+}
+
+void dbg_describe(const struct pos *p, char *out, size_t size)
+{
+	switch (p->anchor) {
+	case AT_START:
+		snprintf(out, size, "event 0, the start");
+		break;
+	case AT_EVENT:
+		snprintf(out, size, "event %" PRIu64, p->frames);
+		break;
+	case AT_TRAP:
+		snprintf(out, size, "event %" PRIu64 ", hit %" PRIu64 " of %#" PRIx64 " by task %d",
+			 p->frames, p->nth, p->pc, p->index);
+		break;
+	case AT_EXIT:
+		snprintf(out, size, "event %" PRIu64 ", the end", p->frames);
+		break;
+	}
+	if (p->steps) {
+		size_t n = strlen(out);
+
+		snprintf(out + n, size - n, ", %" PRIu64 " step%s after", p->steps,
+			 p->steps == 1 ? "" : "s");
+	}
+}
+
+void dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
+{
+	d->mode = mode;
+	d->target = *target;
+	d->anchored = 0;
+	d->have_hit = 0;
+	d->counted = d->pc_seen = 0;
+	d->steps_left = 0;
+	d->rerun = 1;
+	d->arrive_reason = 0;
+	d->have_w = 0;
+	d->wsnap_due = mode == SCAN;
+	d->wend = d->wbound_hit = 0;
+	d->wfound_kind = 0;
+}
+
+static int same_anchor(const struct pos *a, const struct pos *b)
+{
+	if (a->anchor == AT_EXIT || b->anchor == AT_EXIT)
+		return a->anchor == b->anchor; /* one end per replay */
+	return a->anchor == b->anchor && a->frames == b->frames &&
+	       (a->anchor != AT_TRAP ||
+		(a->index == b->index && a->pc == b->pc && a->nth == b->nth));
+}
+
+/*
+ * reverse-continue: when this replay passed every hit of every breakpoint
+ * set now, go straight to the last one before the current position (or to
+ * the start); else replay from the start to find it (SCAN). 1 when the
+ * hits said where.
+ */
+int dbg_reverse_by_hits(struct dbg *d)
+{
+	const struct pos *last;
+
+	if (!d->hits.whole || dbg_watching(d))
+		return 0; /* hits.c keeps no writes */
+	for (size_t i = 0; i < d->nbps; i++) {
+		if (!d->bps[i].removed && !d->bps[i].whole)
+			return 0;
+	}
+	last = hits_last(&d->hits, d->moves, is_whole_bp, d);
+	if (last) {
+		struct pos to = *last;
+
+		hm_debug("debugger: the last hit before the current position is known");
+		dbg_seek(d, TO_POS, &to);
+	} else {
+		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
+
+		dbg_seek(d, TO_POS, &start);
+		d->begin = 1;
+	}
+	return 1;
+}
+
+/* A reverse request from position CUR: where to go. */
+void dbg_plan_reverse(struct dbg *d)
+{
+	if (d->how == RSP_RESUME_REVERSE_CONT) {
+		if (!dbg_reverse_by_hits(d))
+			dbg_seek(d, SCAN, &d->cur);
+		return;
+	}
+	if (d->cur.steps > 0) {
+		struct pos p = d->cur;
+
+		p.steps--;
+		dbg_seek(d, TO_POS, &p);
+		return;
+	}
+	if (d->cur.anchor == AT_TRAP) {
+		/* Count the instructions from the interval's start to here. */
+		struct pos from = {
+			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0, 0
+		};
+
+		dbg_seek(d, COUNT, &from);
+		d->last_hit = d->cur;
+		return;
+	}
+	/* At an event or the start: nothing before it that we can name. */
+	d->begin = 1;
+	dbg_seek(d, TO_POS, &d->cur);
+}
+
+/* Whether P, an anchor just reached, is a breakpoint or watchpoint hit. */
+static int is_hit(const struct pos *p)
+{
+	return p->anchor == AT_TRAP && !p->steps;
+}
+
+static void note_hit(struct dbg *d, const struct pos *p)
+{
+	d->last_hit = *p;
+	d->have_hit = 1;
+	d->hit_move = d->moves;
+}
+
+/* A scan reached the current position (ALIVE: stopped there, not past
+ * the end): go to the last hit before it, or to the start when there is
+ * none; when a watched location changed after that hit, first find the
+ * write in its interval (WFIND). */
+void dbg_finish_scan(struct dbg *d, int alive)
+{
+	if (alive)
+		dbg_scan_watch(d);
+	if (d->have_w && !(d->have_hit && d->hit_move > d->wto_move)) {
+		struct pos bound = d->target, from = d->wfrom, hit = d->last_hit;
+		int had = d->have_hit;
+
+		dbg_seek(d, WFIND, &from);
+		d->wbound = bound;
+		d->wprev_hit = hit;
+		d->wprev_have = had;
+		return;
+	}
+	if (d->have_hit) {
+		dbg_seek(d, TO_POS, &d->last_hit);
+	} else {
+		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
+
+		dbg_seek(d, TO_POS, &start);
+		d->begin = 1;
+	}
+}
+
+enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
+{
+	struct dbg *d = ctx;
+
+	d->stop = st;
+	if (!d->tgid)
+		d->tgid = st->tgid;
+	if (d->ops.pid == 0)
+		d->ops.pid = dbg_vtid_of(st);
+	/* A new replay's process gets the breakpoints as soon as it can, so
+	 * that hits are counted as they were (not while stepping to a target). */
+	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored) {
+		dbg_insert_bps(d);
+		dbg_set_watchpoints(d);
+	}
+	if (d->wsnap_due && d->tgid) {
+		dbg_watch_snapshot(d);
+		d->wsnap_due = 0;
+	}
+	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64
+		 ", steps %" PRIu64 ")",
+		 st->index, d->mode, d->cur.anchor, d->cur.frames, d->cur.steps);
+	if (d->mode == LIVE && d->wstep) {
+		/* Watching: an event's syscall may have written them. */
+		if (!dbg_watch_changed(d))
+			return REC_DBG_STEP;
+		d->wstep = 0;
+	}
+	switch (d->mode) {
+	case LIVE:
+	case AT_END:
+		return dbg_live_stop(d, st);
+	case TO_POS:
+		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+			d->anchored = 1;
+			d->steps_left = d->target.steps;
+			if (d->steps_left)
+				dbg_remove_bps(d); /* steps count instructions, not traps */
+		}
+		/* After an event, the steps are the target task's, whoever runs first. */
+		if (d->anchored && d->target.anchor != AT_TRAP &&
+		    (d->target.steps || d->target.by_task) && st->index != d->target.index)
+			return REC_DBG_NEXT;
+		if (d->anchored && d->steps_left == 0)
+			return dbg_live_stop(d, st);
+		if (d->anchored) {
+			dbg_remove_bps(d);
+			d->steps_left--;
+			return REC_DBG_STEP;
+		}
+		return dbg_go_on(d, st->tid, 0);
+	case SCAN:
+		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+			d->anchored = 1;
+			d->steps_left = d->target.steps;
+			d->counted = 0;
+			/* The anchor is before the current position when steps follow. */
+			if (d->target.steps && is_hit(&d->cur))
+				note_hit(d, &d->cur);
+		}
+		if (!d->anchored) {
+			if (is_hit(&d->cur))
+				note_hit(d, &d->cur);
+			return dbg_go_on(d, st->tid, 0);
+		}
+		if (d->target.anchor != AT_TRAP && d->target.steps && st->index != d->target.index)
+			return REC_DBG_NEXT;
+		if (d->counted && d->steps_left && dbg_bp_at(d, dbg_pc_of(st->tid))) {
+			/* A step that reached a breakpoint: a hit, by position. */
+			struct pos p = d->target;
+
+			p.steps = d->counted;
+			note_hit(d, &p);
+		}
+		if (d->steps_left) {
+			dbg_remove_bps(d);
+			d->steps_left--;
+			d->counted++;
+			return REC_DBG_STEP;
+		}
+		dbg_finish_scan(d, 1);
+		return REC_DBG_KILL;
+	case WFIND:
+		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+			/* The interval is the next task's to run (as for TO_POS). */
+			d->anchored = 1;
+			d->wnext = 1;
+			dbg_remove_bps(d);
+			return REC_DBG_NEXT;
+		}
+		if (!d->anchored)
+			return dbg_go_on(d, st->tid, 0);
+		if (d->wnext) {
+			d->wnext = 0;
+			dbg_watch_snapshot(d);
+		}
+		return dbg_wfind_step(d, st);
+	case COUNT:
+		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+			d->anchored = 1;
+			dbg_remove_bps(d);
+		}
+		if (!d->anchored)
+			return dbg_go_on(d, st->tid, 0);
+		if (st->index != d->last_hit.index)
+			return REC_DBG_NEXT; /* another task's turn: wait for ours */
+		if (dbg_pc_of(st->tid) == d->last_hit.pc && ++d->pc_seen == d->last_hit.nth) {
+			struct pos p = d->target;
+
+			hm_debug("debugger: %" PRIu64 " steps from event %" PRIu64 " to the hit",
+				 d->counted, p.frames);
+			if (d->counted == 0) {
+				d->begin = p.anchor == AT_START;
+				p = d->last_hit; /* nothing before it in its interval */
+			} else {
+				p.steps = d->counted - 1;
+				p.index = d->last_hit.index;
+			}
+			dbg_seek(d, TO_POS, &p);
+			return REC_DBG_KILL;
+		}
+		d->counted++;
+		return REC_DBG_STEP;
+	}
+	return REC_DBG_CONT;
+}
+
+static void count_reset(struct dbg *d, uint64_t frames)
+{
+	d->frames = frames;
+	d->ncounts = 0;
+}
+
+/* Task INDEX is about to run the instruction at PC, where a breakpoint is
+ * (hit, or reached by a step): its number among such passes since the
+ * last event, the same in every replay. */
+static uint64_t count_hit(struct dbg *d, int index, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < d->ncounts; i++) {
+		if (d->counts[i].index == index && d->counts[i].pc == pc)
+			return ++d->counts[i].n;
+	}
+	if (d->ncounts == MAX_COUNTS)
+		return 0;
+	d->counts[d->ncounts].index = index;
+	d->counts[d->ncounts].pc = pc;
+	d->counts[d->ncounts].n = 1;
+	return d->counts[d->ncounts++].n;
+}
+
+/* A trap the debugger asked for or owns. */
+int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
+{
+	struct dbg *d = ctx;
+	struct user_regs_struct r;
+	unsigned long dr6;
+	struct bp *b;
+
+	if (tgid != d->tgid || tracer_get_regs(tid, &r) < 0)
+		return stepping;
+	dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, tid, (void *)DR_OFFSET(6), NULL);
+	b = dbg_bp_at(d, r.rip - 1);
+	if (b && b->inserted && !stepping) {
+		r.rip--;
+		tracer_set_regs(tid, &r);
+		d->reason = RSP_REASON_SWBREAK;
+	} else if (dr6 & 0xf) {
+		int i = __builtin_ctzl(dr6 & 0xf);
+
+		ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(6), (void *)0);
+		if (!d->wps[i].type)
+			return 0;
+		d->reason = d->wps[i].type == 2	  ? RSP_REASON_WATCH
+			    : d->wps[i].type == 3 ? RSP_REASON_RWATCH
+						  : RSP_REASON_AWATCH;
+		d->watch_addr = d->wps[i].addr;
+	} else if (stepping && d->wstep) {
+		struct bp *at = dbg_bp_at(d, r.rip);
+
+		if (d->cur.anchor != AT_TRAP)
+			d->cur.index = index;
+		d->cur.steps++;
+		moved(d);
+		if (dbg_watch_changed(d)) {
+			d->wstep = 0;
+			return 1;
+		}
+		if (at) {
+			/* A breakpoint reached by a step: its hit. */
+			d->wstep = 0;
+			d->reason = RSP_REASON_SWBREAK;
+			d->cur = (struct pos){
+				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0
+			};
+			moved(d);
+			hit_here(d);
+			return 1;
+		}
+		return 3;
+	} else if (stepping) {
+		/* A step gdb asked for, a step of a seek, or one off a breakpoint. */
+		int over = d->over;
+
+		d->over = 0;
+		if (over && !((d->mode == TO_POS || d->mode == COUNT) && d->anchored))
+			dbg_insert_bps(d);
+		if (over == 1)
+			return 2; /* off the breakpoint: it goes on */
+		if (d->cur.anchor != AT_TRAP)
+			d->cur.index = index; /* the steps are this task's */
+		d->cur.steps++;
+		moved(d);
+		if (dbg_bp_at(d, r.rip)) {
+			/* as a continue would have hit it, and named it */
+			struct pos here = d->cur;
+
+			d->cur = (struct pos){
+				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0
+			};
+			hit_here(d);
+			d->cur = here;
+		}
+		return 1;
+	} else {
+		return 0;
+	}
+	/* A hit: a new anchor. */
+	d->cur = (struct pos){ AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0 };
+	moved(d);
+	if (d->reason == RSP_REASON_SWBREAK)
+		hit_here(d);
+	return 1;
+}
+
+int dbg_at_event(void *ctx, uint64_t frames, int index)
+{
+	struct dbg *d = ctx;
+
+	(void)index;
+	if (d->mode == SCAN && !d->anchored)
+		dbg_scan_watch(d); /* the interval that ends here */
+	if (d->mode == WFIND && d->anchored)
+		d->wend = 1; /* stop: the interval is over */
+	count_reset(d, frames);
+	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0, 0 };
+	moved(d);
+	if (d->mode == LIVE && d->wstep)
+		return 1; /* watching: whoever runs next goes by steps too */
+	/* Stop at the event a seek or a count starts from. */
+	if (d->wend)
+		return 1;
+	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN || d->mode == WFIND) &&
+	       d->target.anchor == AT_EVENT && d->target.frames == frames;
+}
+
+int dbg_at_exit(void *ctx, uint64_t frames)
+{
+	struct dbg *d = ctx;
+
+	d->cur = (struct pos){ AT_EXIT, frames, 0, 0, 0, 0, 0 };
+	moved(d);
+	/* Forwards, the end is a stop: the user may go back from it. */
+	switch (d->mode) {
+	case LIVE:
+		return d->how == RSP_RESUME_CONT;
+	case TO_POS:
+	case SCAN:
+		return d->target.anchor == AT_EXIT;
+	case WFIND:
+		return d->anchored; /* the interval ends with the program */
+	default:
+		return 0;
+	}
+}
+
+int dbg_at_start(void *ctx)
+{
+	struct dbg *d = ctx;
+
+	count_reset(d, 0);
+	d->cur = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
+	moved(d);
+	d->tgid = 0;
+	/* A new process, which gets every breakpoint before it runs. */
+	hits_reset(&d->hits);
+	dbg_purge_bps(d);
+	for (size_t i = 0; i < d->nbps; i++)
+		d->bps[i].whole = 1;
+	return 1;
+}
