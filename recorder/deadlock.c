@@ -168,6 +168,11 @@ int rec_poll_watches(const struct rec *r, pid_t tid, long nr, const uint64_t arg
 	}
 }
 
+int rec_call_waits_outside(const struct rec *r, pid_t tid, long nr, const uint64_t args[6])
+{
+	return rec_poll_watches(r, tid, nr, args, fd_outside) > 0;
+}
+
 int rec_waits_outside(const struct rec *r, const struct task *t)
 {
 	uint64_t args[6], pc;

@@ -125,6 +125,8 @@ static const char *pseudo_name(int64_t nr)
 		return "preemption by the spin watch";
 	case -4:
 		return "signal from outside";
+	case -5:
+		return "the outside ready before a timeout";
 	default:
 		return "event";
 	}
@@ -134,7 +136,7 @@ void rec_event_describe(const struct rec_event_record *ev, char *buf, size_t siz
 {
 	const int64_t *f = ev->fields;
 	const struct rec_syscall *row = rec_syscall_find((long)f[2]);
-	char name[32];
+	char name[48];
 
 	if (f[0] == REC_EV_END) {
 		snprintf(buf, size, "the end of the run (exit status %lld)", (long long)f[1]);

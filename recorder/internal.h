@@ -4,6 +4,7 @@
 #define HERMIT_RECORDER_INTERNAL_H
 
 #include <stdint.h>
+#include <sys/select.h>
 #include <sys/types.h>
 #include <sys/user.h>
 #include <time.h>
@@ -86,13 +87,15 @@ struct task {
 	int poll_retry;		     /* WAIT_POLL: the next entry is a retry */
 	int64_t poll_deadline;	     /* WAIT_POLL: virtual ns when it returns 0 */
 	unsigned char poll_orig[16]; /* WAIT_POLL: the timeout struct as given */
-	int poll_timed;		     /* the poll-family call has a finite timeout */
-	int poll_outside;	     /* it watches the outside (enum poll_outside) */
-	int yielded;		     /* sched_yield: others first */
-	uint64_t ticks;		     /* ticks since it was last chosen */
-	uint64_t timeslice;	     /* ticks it may run before others get a turn */
-	int priority;		     /* chaos: higher runs first */
-	uint64_t poll_arg;	     /* WAIT_POLL: the timeout argument as given;
+	unsigned char poll_sets[3][FD_SETSIZE / 8]; /* WAIT_POLL, select: the sets as
+						     * given (the kernel clears them) */
+	int poll_timed;				    /* the poll-family call has a finite timeout */
+	int poll_outside;			    /* it watches the outside (enum poll_outside) */
+	int yielded;				    /* sched_yield: others first */
+	uint64_t ticks;				    /* ticks since it was last chosen */
+	uint64_t timeslice;			    /* ticks it may run before others get a turn */
+	int priority;				    /* chaos: higher runs first */
+	uint64_t poll_arg;			    /* WAIT_POLL: the timeout argument as given;
 					 * WAIT_SLEEP: where the time left goes on EINTR */
 };
 
@@ -333,6 +336,9 @@ typedef int (*rec_fd_pred)(const struct rec *r, pid_t tid, int fd);
  * watches no descriptors. */
 int rec_poll_watches(const struct rec *r, pid_t tid, long nr, const uint64_t args[6],
 		     rec_fd_pred pred);
+/* Whether the poll-family call NR (ARGS) of task TID watches something
+ * outside the guest, in the sense below. */
+int rec_call_waits_outside(const struct rec *r, pid_t tid, long nr, const uint64_t args[6]);
 /* Whether parked task T waits on something outside the guest. */
 int rec_waits_outside(const struct rec *r, const struct task *t);
 /* Print, one line each, every guest thread and what it waits on. */
@@ -382,6 +388,13 @@ enum rec_action rec_sys_sched_yield(struct rec *r, struct task *t, struct rec_ca
 /* A timed poll's deadline came: give its timeout argument back in REGS
  * (and memory), as the finished call would. */
 void rec_poll_timed_out(struct rec *r, struct task *t, struct user_regs_struct *regs);
+/* Nothing but T's timed poll, which watches the outside, is left to wait
+ * for until virtual time reaches its deadline, NS from now: wait for its
+ * descriptors in real time, up to NS. 1 when one became ready first. */
+int rec_poll_wait_outside(struct task *t, int64_t ns);
+/* sys_timerfd.c: a duplicate of descriptor FD of process TGID in hermit
+ * (pidfd_getfd), or -errno. */
+int rec_dup_guest_fd(pid_t tgid, int fd);
 /* What a timed poll-family call NR returns when its time is up. */
 long rec_poll_timeout_result(long nr);
 /* Where poll-family call C, which returned RET, leaves its output: up to

@@ -42,6 +42,7 @@ enum rec_event_kind {
 	REC_EV_SITE = 5,     /* a preemption at a site: args[0] the address, ret the ticks */
 	REC_EV_SPIN = 6,     /* a preemption by the spin watch: registers and stack digest */
 	REC_EV_SIGNAL = 7,   /* a signal from outside (the terminal, a kill) delivered: args[0] */
+	REC_EV_READY = 8,    /* a timed poll on the outside became ready before its time */
 	REC_EV_INPUT = 16,   /* log only: a read's result and bytes (payload) */
 	REC_EV_END = 32,     /* log only: the end; fields[1] hermit's exit status */
 };

@@ -494,6 +494,14 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			if (t == r->running && spin && !in_syscall(t)) {
 				rec_spin_preempt(r, t);
 			} else if (t == r->running) {
+				struct user_regs_struct regs;
+
+				/* The call it blocked in has come back already
+				 * (rax holds its result): make it run again. */
+				t->wants_interrupt = 1;
+				if (tracer_get_regs(t->tid, &regs) == 0)
+					rewind_parked(t, &regs);
+				t->wants_interrupt = 0;
 				rec_park(r, t);
 			}
 		} else if (t == r->running) {

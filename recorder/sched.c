@@ -454,6 +454,48 @@ static int settle(struct rec *r)
 	return 1;
 }
 
+/*
+ * Nothing can run, and virtual time would jump to DUE. When that is the
+ * deadline of a poll-family call that watches the outside (a `read -t 5`
+ * on a terminal, a select on a socket with a timeout), the outside gets
+ * that long in real time first: input that comes in time makes the call
+ * ready, as it would natively, instead of its timeout. Which way it went
+ * is an event, so a replay (which does not wait) goes the same way.
+ * 1 when the call was woken to be made again.
+ */
+static int outside_first(struct rec *r, int64_t due)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *t = r->tasks[i];
+		struct rec_call ev = { .nr = -5 };
+		int ready;
+
+		if (t->state != TASK_WAITING || t->wait != WAIT_POLL || t->deadline != due ||
+		    due <= r->clock.now_ns ||
+		    !rec_call_waits_outside(r, t->tid, t->call.nr, t->call.args))
+			continue;
+		if (r->opts->mode == REC_MODE_REPLAY) {
+			const struct rec_event_record *want;
+			const unsigned char *p;
+			size_t n;
+
+			ready = !r->diverged &&
+				r->opts->source->peek(r->opts->source->ctx, &want, &p, &n) > 0 &&
+				REC_EV_KIND(want) == REC_EV_READY && REC_EV_TASK(want) == t->index;
+		} else {
+			ready = rec_poll_wait_outside(t, due - r->clock.now_ns);
+		}
+		if (!ready)
+			return 0;
+		hm_trace("task %d: the outside is ready before the timeout", t->index);
+		rec_digest_event(r, t, &ev, REC_EV_READY);
+		rec_wake(r, t, 0);
+		r->progress++;
+		return 1;
+	}
+	return 0;
+}
+
 /* Run a parked task again, following its call to see whether it ends. */
 static void retry(struct rec *r, struct task *t)
 {
@@ -534,6 +576,8 @@ void rec_schedule(struct rec *r)
 		}
 		due = next_deadline(r);
 		if (due >= 0) {
+			if (outside_first(r, due))
+				continue;
 			if (due > r->clock.now_ns)
 				r->clock.now_ns = due;
 			rec_fire_due(r);

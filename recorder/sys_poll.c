@@ -20,12 +20,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "internal.h"
@@ -148,6 +151,40 @@ static int write_timeout(struct task *t, const struct timeout_arg *a, uint64_t a
 	return 0;
 }
 
+/* select's fd_sets: bytes per set of call C (0: not a select). */
+static size_t set_bytes(const struct rec_call *c)
+{
+	int nfds = (int)c->args[0];
+
+	if ((c->nr != SYS_select && c->nr != SYS_pselect6) || nfds <= 0 || nfds > FD_SETSIZE)
+		return 0;
+	return (size_t)(nfds + 63) / 64 * 8;
+}
+
+static void save_sets(struct task *t, const struct rec_call *c)
+{
+	size_t n = set_bytes(c);
+
+	for (int k = 0; k < 3 && n; k++) {
+		if (c->args[k + 1] &&
+		    tracer_read_mem(t->tid, c->args[k + 1], t->poll_sets[k], n) < 0)
+			memset(t->poll_sets[k], 0, n);
+	}
+}
+
+/* Put the saved sets back (CLEAR: zeros, as a select that timed out). */
+static void put_sets(struct task *t, const struct rec_call *c, int clear)
+{
+	static const unsigned char zeros[FD_SETSIZE / 8];
+	size_t n = set_bytes(c);
+
+	for (int k = 0; k < 3 && n; k++) {
+		if (c->args[k + 1])
+			tracer_write_mem(t->tid, c->args[k + 1], clear ? zeros : t->poll_sets[k],
+					 n);
+	}
+}
+
 long rec_poll_timeout_result(long nr)
 {
 	return nr == SYS_rt_sigtimedwait ? -EAGAIN : 0;
@@ -176,6 +213,7 @@ void rec_poll_timed_out(struct rec *r, struct task *t, struct user_regs_struct *
 
 	if (timeout_arg(t->call.nr, &a) == 0)
 		finish(r, t, &a, regs);
+	put_sets(t, &t->call, 1); /* nothing ready: select clears them */
 }
 
 int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_t len[3])
@@ -254,6 +292,7 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 			return outside_stop(r, t, c);
 		}
 		t->poll_timed = 1;
+		save_sets(t, c);
 		t->poll_arg = c->args[a.index];
 		t->poll_deadline = r->clock.now_ns + ns;
 		if (a.kind != 0 &&
@@ -268,6 +307,90 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 		return REC_CONT;
 	}
 	return t->poll_outside ? outside_stop(r, t, c) : REC_EXIT_STOP;
+}
+
+/* The descriptors call C watches, duplicated into hermit, as a pollfd set
+ * of at most MAX: how many (select's sets: reading, writing, exceptions). */
+static int dup_watched(pid_t tgid, pid_t tid, const struct rec_call *c, struct pollfd *out, int max)
+{
+	int n = 0;
+
+	switch (c->nr) {
+	case SYS_poll:
+	case SYS_ppoll: {
+		struct pollfd pfd[64];
+		uint64_t k = c->args[1] < 64 ? c->args[1] : 64;
+
+		if (tracer_read_mem(tid, c->args[0], pfd, k * sizeof(pfd[0])) < 0)
+			return 0;
+		for (uint64_t i = 0; i < k && n < max; i++) {
+			if (pfd[i].fd >= 0 && (out[n].fd = rec_dup_guest_fd(tgid, pfd[i].fd)) >= 0)
+				out[n++].events = pfd[i].events;
+		}
+		return n;
+	}
+	case SYS_select:
+	case SYS_pselect6: {
+		static const short ev[3] = { POLLIN, POLLOUT, POLLPRI };
+		int nfds = (int)c->args[0] < FD_SETSIZE ? (int)c->args[0] : FD_SETSIZE;
+
+		for (int k = 0; k < 3; k++) {
+			fd_set set;
+
+			if (!c->args[k + 1] ||
+			    tracer_read_mem(tid, c->args[k + 1], &set, sizeof(set)) < 0)
+				continue;
+			for (int fd = 0; fd < nfds && n < max; fd++) {
+				if (FD_ISSET(fd, &set) &&
+				    (out[n].fd = rec_dup_guest_fd(tgid, fd)) >= 0)
+					out[n++].events = ev[k];
+			}
+		}
+		return n;
+	}
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		if ((out[0].fd = rec_dup_guest_fd(tgid, (int)c->args[0])) < 0)
+			return 0;
+		out[0].events = POLLIN;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int rec_poll_wait_outside(struct task *t, int64_t ns)
+{
+	struct pollfd fds[64];
+	int n = dup_watched(t->tgid, t->tid, &t->call, fds, 64), ready = 0;
+	struct timespec now;
+	int64_t end;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	end = (int64_t)now.tv_sec * HM_NS_PER_SEC + now.tv_nsec + ns;
+	tracer_blockwatch_set(0); /* nothing runs: no spin to watch for */
+	while (n > 0) {
+		int64_t left, ms;
+		int got;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = end - ((int64_t)now.tv_sec * HM_NS_PER_SEC + now.tv_nsec);
+		if (left <= 0)
+			break;
+		ms = (left + 999999) / 1000000;
+		got = poll(fds, (nfds_t)n, ms > INT_MAX ? INT_MAX : (int)ms);
+		if (got > 0) {
+			ready = 1;
+			break;
+		}
+		/* hermit's own signals: go on waiting, unless --timeout is up */
+		if (got == 0 || errno != EINTR || tracer_blockwatch_expired())
+			break;
+	}
+	for (int i = 0; i < n; i++)
+		close(fds[i].fd);
+	return ready;
 }
 
 int rec_poll_not_yet(struct rec *r, struct task *t, struct user_regs_struct *regs)
@@ -294,7 +417,9 @@ void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
 			tracer_set_regs(t->tid, &regs);
 		return;
 	}
-	/* Nothing ready yet: wind the call back and wait. */
+	/* Nothing ready yet: wind the call back and wait, with select's sets
+	 * as they were given (the kernel cleared them). */
+	put_sets(t, c, 0);
 	regs.rip -= 2;
 	regs.rax = (uint64_t)c->nr;
 	tracer_set_regs(t->tid, &regs);

@@ -46,8 +46,7 @@ static struct rec_timer *tfd_find(struct rec *r, struct task *t, int fd)
 	return NULL;
 }
 
-/* A duplicate of the guest's descriptor in hermit, or -errno. */
-static int dup_guest_fd(pid_t tgid, int fd)
+int rec_dup_guest_fd(pid_t tgid, int fd)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, tgid, 0), dup;
 
@@ -66,7 +65,7 @@ static void kernel_ready(struct rec_timer *tm, int arm)
 	struct itimerspec its;
 	struct pollfd p;
 	uint64_t ticks;
-	int fd = dup_guest_fd(tm->tgid, tm->id);
+	int fd = rec_dup_guest_fd(tm->tgid, tm->id);
 
 	if (fd < 0)
 		return;

@@ -4,8 +4,10 @@
 # two-mutex deadlock ends with 121 within seconds and a report of every
 # thread naming the futex it waits on; --virtual-timeout ends the run with
 # 121 once virtual time passes it; --timeout kills a guest that spins
-# forever and exits 124 on wall-clock time; and sleeping costs no wall
-# time (`hermit run -- sleep 100` in under 2 s).
+# forever and exits 124 on wall-clock time; sleeping costs no wall time
+# (`hermit run -- sleep 100` in under 2 s); a timed wait on the outside
+# (`read -t`) gets its time in real time, so input that comes in time is
+# read.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 now_ms() {
@@ -103,4 +105,25 @@ timed "$WORK/stw" run -- "$GUESTS/sigtimedwait"
 printf 'timed out: yes, elapsed 2.00 s\npending signal: SIGUSR1\n' >"$WORK/stw.want"
 diff -u "$WORK/stw.want" "$WORK/stw" || fail "sigtimedwait: wrong output"
 [ "$ms" -lt 5000 ] || fail "sigtimedwait: took $ms ms of wall time"
+
+# ---- a wait with a timeout on the outside gets that long in real time ----
+# bash's `read -t` selects on its stdin with a timeout. With nothing else to
+# run, virtual time would jump to the timeout at once; the outside gets the
+# time first, so a line that comes after 0.5 s is read, as natively, and
+# with none the read times out (142) after about its 1 s.
+TEST_TIMEOUT=30
+(sleep 0.5; echo late) | timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" run -- \
+	bash -c 'read -t 10 x; echo "got [$x] $?"' >"$WORK/readt" 2>"$WORK/readt.err"
+[ "$(cat "$WORK/readt")" = "got [late] 0" ] ||
+	{ cat "$WORK/readt.err" >&2; fail "read -t 10: printed '$(cat "$WORK/readt")', not 'got [late] 0'"; }
+mkfifo "$WORK/quiet" || fail "mkfifo failed"
+exec 8<>"$WORK/quiet" # a writer that never writes
+t0=$(now_ms)
+timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" run -- bash -c 'read -t 1 x; echo "rc $?"' \
+	<"$WORK/quiet" >"$WORK/readt1" 2>"$WORK/readt1.err"
+ms=$(($(now_ms) - t0))
+exec 8>&-
+[ "$(cat "$WORK/readt1")" = "rc 142" ] || fail "read -t 1 with no input: printed '$(cat "$WORK/readt1")'"
+[ "$ms" -ge 900 ] && [ "$ms" -lt 5000 ] ||
+	fail "read -t 1 with no input: over after $ms ms, not after about 1 s"
 exit 0
