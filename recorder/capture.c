@@ -205,18 +205,32 @@ static int write_poll(struct task *t, const struct rec_call *c, const unsigned c
 /* Messages of a recvmmsg a record keeps at most. */
 #define MMSG_MAX 1024
 
-/* recvmmsg: for each of the RET messages, its msg_len (4 bytes), then its
- * msghdr as read_msg keeps it. */
+/* recvmmsg: for each of the RET messages, its msg_len and the number of
+ * data bytes kept (4 bytes each; with MSG_TRUNC msg_len may be more than
+ * its buffers held), then its msghdr as read_msg keeps it. */
 static void read_mmsg(struct task *t, uint64_t addr, long ret, struct hm_buf *out)
 {
 	for (long i = 0; i < ret && i < MMSG_MAX; i++) {
 		uint64_t at = addr + (uint64_t)i * sizeof(struct mmsghdr);
 		struct mmsghdr m;
+		struct msghdr h;
+		uint32_t kept;
+		size_t head, start;
 
 		if (tracer_read_mem(t->tid, at, &m, sizeof(m)) < 0)
 			return;
 		hm_buf_add(out, &m.msg_len, sizeof(m.msg_len));
+		head = out->len;
+		hm_buf_add(out, &m.msg_len, sizeof(kept)); /* patched below */
+		start = out->len;
 		read_msg(t, at, m.msg_len, out);
+		if (out->len - start < sizeof(h)) {
+			out->len = head - sizeof(m.msg_len); /* its msghdr could not be read */
+			return;
+		}
+		memcpy(&h, out->data + start, sizeof(h));
+		kept = (uint32_t)(out->len - start - sizeof(h) - h.msg_namelen - h.msg_controllen);
+		memcpy(out->data + head, &kept, sizeof(kept));
 	}
 }
 
@@ -224,22 +238,24 @@ static int write_mmsg(struct task *t, uint64_t addr, const unsigned char *p, siz
 {
 	for (uint64_t at = addr; n; at += sizeof(struct mmsghdr)) {
 		struct msghdr rec;
-		unsigned len;
+		uint32_t len, kept;
 		size_t size;
 
-		if (n < sizeof(len) + sizeof(rec))
+		if (n < 2 * sizeof(len) + sizeof(rec))
 			return -EFAULT; /* not what read_mmsg wrote */
 		memcpy(&len, p, sizeof(len));
-		memcpy(&rec, p + sizeof(len), sizeof(rec));
-		size = sizeof(rec) + rec.msg_namelen + rec.msg_controllen + len;
-		if (rec.msg_namelen > n || rec.msg_controllen > n || size > n - sizeof(len))
+		memcpy(&kept, p + sizeof(len), sizeof(kept));
+		memcpy(&rec, p + 2 * sizeof(len), sizeof(rec));
+		size = sizeof(rec) + (size_t)rec.msg_namelen + rec.msg_controllen + kept;
+		if (rec.msg_namelen > n || rec.msg_controllen > n || kept > n ||
+		    size > n - 2 * sizeof(len))
 			return -EFAULT;
-		if (write_msg(t, at, p + sizeof(len), size) < 0 ||
+		if (write_msg(t, at, p + 2 * sizeof(len), size) < 0 ||
 		    tracer_write_mem(t->tid, at + offsetof(struct mmsghdr, msg_len), &len,
 				     sizeof(len)) < 0)
 			return -EFAULT;
-		p += sizeof(len) + size;
-		n -= sizeof(len) + size;
+		p += 2 * sizeof(len) + size;
+		n -= 2 * sizeof(len) + size;
 	}
 	return 0;
 }
@@ -464,8 +480,11 @@ int rec_replay_not_next(struct rec *r, struct task *t)
 	const unsigned char *p;
 	size_t n;
 
+	/* Anything but this call's own result (another task's event, a signal
+	 * to this one) came first in the recording. */
 	return !t->outside && r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) > 0 &&
-	       REC_EV_TASK(ev) != t->index;
+	       (REC_EV_TASK(ev) != t->index || REC_EV_NR(ev) != t->call.nr ||
+		(REC_EV_KIND(ev) != REC_EV_INPUT && REC_EV_KIND(ev) != REC_EV_EXIT));
 }
 
 void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *regs)
@@ -487,6 +506,7 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 	const struct rec_event_record *ev;
 	const unsigned char *p;
 	size_t n;
+	int retried;
 
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
 	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
@@ -501,7 +521,8 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 			rec_resume(t, RESUME_SYSCALL, 0);
 			return;
 		}
-		if (t->retrying) {
+		retried = t->retrying;
+		if (retried) {
 			/* parked before: now it finishes, as in the recording */
 			t->retrying = 0;
 			r->progress++;
@@ -516,7 +537,10 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		r->frames++;
 		c->regs.rax = (uint64_t)c->ret;
 		tracer_set_regs(t->tid, &c->regs);
-		rec_resume(t, RESUME_CONT, 0);
+		if (retried)
+			rec_go_on(r, t, RESUME_CONT); /* as a retried call's exit does */
+		else
+			rec_resume(t, RESUME_CONT, 0);
 		return;
 	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out == OUT_RET)

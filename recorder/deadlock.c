@@ -92,16 +92,25 @@ static int fd_outside(const struct rec *r, pid_t tid, int fd)
 	return 1;
 }
 
+/* Sets larger than this count as outside without a look. */
+#define POLLFDS_MAX 4096
+
 static int pollfds_outside(const struct rec *r, pid_t tid, uint64_t addr, uint64_t n,
 			   rec_fd_pred outside)
 {
 	struct pollfd pfd[64];
 
-	if (n > 64 || tracer_read_mem(tid, addr, pfd, n * sizeof(pfd[0])) < 0)
+	if (n > POLLFDS_MAX)
 		return 1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (pfd[i].fd >= 0 && outside(r, tid, pfd[i].fd))
+	for (uint64_t at = 0; at < n; at += 64) {
+		uint64_t k = n - at < 64 ? n - at : 64;
+
+		if (tracer_read_mem(tid, addr + at * sizeof(pfd[0]), pfd, k * sizeof(pfd[0])) < 0)
 			return 1;
+		for (uint64_t i = 0; i < k; i++) {
+			if (pfd[i].fd >= 0 && outside(r, tid, pfd[i].fd))
+				return 1;
+		}
 	}
 	return 0;
 }
@@ -166,11 +175,6 @@ int rec_poll_watches(const struct rec *r, pid_t tid, long nr, const uint64_t arg
 	default:
 		return -1;
 	}
-}
-
-int rec_call_waits_outside(const struct rec *r, pid_t tid, long nr, const uint64_t args[6])
-{
-	return rec_poll_watches(r, tid, nr, args, fd_outside) > 0;
 }
 
 int rec_waits_outside(const struct rec *r, const struct task *t)

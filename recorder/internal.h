@@ -311,6 +311,9 @@ int rec_from_outside(struct rec *r, struct task *t, int sig);
 /* Hold SIG for process TGID back to the next delivery point. */
 void rec_defer_signal(struct rec *r, pid_t tgid, int sig);
 
+/* run.c: T, running, goes on after a call that was a scheduling point:
+ * unless its timeslice ended (then it is set aside). */
+void rec_go_on(struct rec *r, struct task *t, enum resume_mode mode);
 /* run.c: add an event to the run's digest. */
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind);
 /* run.c: send the terminal's signals held back, at a syscall entry, or
@@ -336,9 +339,6 @@ typedef int (*rec_fd_pred)(const struct rec *r, pid_t tid, int fd);
  * watches no descriptors. */
 int rec_poll_watches(const struct rec *r, pid_t tid, long nr, const uint64_t args[6],
 		     rec_fd_pred pred);
-/* Whether the poll-family call NR (ARGS) of task TID watches something
- * outside the guest, in the sense below. */
-int rec_call_waits_outside(const struct rec *r, pid_t tid, long nr, const uint64_t args[6]);
 /* Whether parked task T waits on something outside the guest. */
 int rec_waits_outside(const struct rec *r, const struct task *t);
 /* Print, one line each, every guest thread and what it waits on. */

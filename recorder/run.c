@@ -238,7 +238,7 @@ static void on_exec(struct rec *r, struct task *t)
 }
 
 /* Continue the running task T with MODE, or set it aside for another. */
-static void go_on(struct rec *r, struct task *t, enum resume_mode mode)
+void rec_go_on(struct rec *r, struct task *t, enum resume_mode mode)
 {
 	if (t->state != TASK_RUNNING)
 		return; /* it waits, or died */
@@ -301,7 +301,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		c->regs.orig_rax = (uint64_t)-1;
 		c->regs.rax = (uint64_t)c->ret;
 		tracer_set_regs(t->tid, &c->regs);
-		go_on(r, t, RESUME_CONT);
+		rec_go_on(r, t, RESUME_CONT);
 		break;
 	case REC_EXIT_STOP:
 		t->pending = row;
@@ -312,7 +312,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		if (t->retrying)
 			rec_resume(t, RESUME_SYSCALL, 0); /* to see whether it finishes */
 		else
-			go_on(r, t, RESUME_CONT);
+			rec_go_on(r, t, RESUME_CONT);
 		break;
 	case REC_BLOCKED:
 		hm_trace("task %d: %s waits", t->index, row->name);
@@ -368,13 +368,13 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		/* Only a retried call stops here in `run`: go on as it would. */
 		rec_hidden_exit(r, t, row);
 		if (!r->ended && retried)
-			go_on(r, t, RESUME_CONT);
+			rec_go_on(r, t, RESUME_CONT);
 		else if (!r->ended)
 			rec_resume(t, RESUME_CONT, 0);
 		return;
 	}
 	if (!row) {
-		go_on(r, t, RESUME_CONT);
+		rec_go_on(r, t, RESUME_CONT);
 		return;
 	}
 	c->ret = before = (long)regs.rax;
@@ -410,7 +410,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		 c->ret);
 	rec_digest_event(r, t, c, REC_EV_EXIT);
 	if (!r->ended)
-		go_on(r, t, RESUME_CONT);
+		rec_go_on(r, t, RESUME_CONT);
 }
 
 static void on_system_stop(struct rec *r, struct task *t, const struct tracer_stop *s)

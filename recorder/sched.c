@@ -471,10 +471,10 @@ static int outside_first(struct rec *r, int64_t due)
 		int ready;
 
 		if (t->state != TASK_WAITING || t->wait != WAIT_POLL || t->deadline != due ||
-		    due <= r->clock.now_ns ||
-		    !rec_call_waits_outside(r, t->tid, t->call.nr, t->call.args))
+		    due <= r->clock.now_ns)
 			continue;
 		if (r->opts->mode == REC_MODE_REPLAY) {
+			/* The log says; nothing on this host is looked at. */
 			const struct rec_event_record *want;
 			const unsigned char *p;
 			size_t n;
@@ -483,6 +483,13 @@ static int outside_first(struct rec *r, int64_t due)
 				r->opts->source->peek(r->opts->source->ctx, &want, &p, &n) > 0 &&
 				REC_EV_KIND(want) == REC_EV_READY && REC_EV_TASK(want) == t->index;
 		} else {
+			/* The outside as a recording sees it (capture.c), so that
+			 * what is waited for is also what the log answers. */
+			if (!(r->opts->mode == REC_MODE_RECORD
+				      ? t->poll_outside != POLL_INSIDE
+				      : rec_poll_watches(r, t->tid, t->call.nr, t->call.args,
+							 rec_fd_from_outside) > 0))
+				continue;
 			ready = rec_poll_wait_outside(t, due - r->clock.now_ns);
 		}
 		if (!ready)

@@ -98,7 +98,6 @@ struct dbg {
 	struct pos wprev_hit; /* WFIND: the scan's last hit, if any */
 	int wprev_have;
 	int wend;	      /* WFIND: the interval's next event came */
-	int wnext;	      /* WFIND: at the interval's start, its task not resumed yet */
 	int wtask;	      /* WFIND: the task whose steps `counted` counts */
 	int wbound_hit;	      /* WFIND: the bound's anchor was passed */
 	uint64_t wbound_left; /* WFIND: steps from there to the bound */

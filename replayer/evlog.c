@@ -22,9 +22,9 @@ struct replay_log {
 	int fd;
 	struct hm_xzr *xz;
 	struct hm_buf frame; /* the current frame's body */
-	int ended; /* the end frame was read */
-	int cut;   /* the stream stopped short */
-	int err;   /* sticky error */
+	int ended;	     /* the end frame was read */
+	int cut;	     /* the stream stopped short */
+	int err;	     /* sticky error */
 };
 
 /* Read exactly N bytes: N, fewer at the end of the data (then *END says

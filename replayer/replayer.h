@@ -53,7 +53,7 @@ struct replay_recording {
 	const char *state;	 /* recording (a recorder holds it), complete or incomplete */
 	struct rec_options opts; /* the recorded run's options, for a replay */
 	char **argv, **envp, *cwd;
-	int *fds; /* the descriptors the guest started with, ended by -1 */
+	int *fds;      /* the descriptors the guest started with, ended by -1 */
 	char **binds;  /* pairs (copy in files/, original path) from manifest.json */
 	char **before; /* pairs (copy in files/ or "" when absent, path): the files the
 			* run wrote, as they were before */

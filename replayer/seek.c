@@ -98,6 +98,7 @@ void dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 	d->wsnap_due = mode == SCAN;
 	d->wend = d->wbound_hit = 0;
 	d->wfound_kind = 0;
+	d->wstep = d->over = 0; /* a forward watch or step of the replay left */
 }
 
 static int same_anchor(const struct pos *a, const struct pos *b)
@@ -234,8 +235,9 @@ enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 		 ", steps %" PRIu64 ")",
 		 st->index, d->mode, d->cur.anchor, d->cur.frames, d->cur.steps);
 	if (d->mode == LIVE && d->wstep) {
-		/* Watching: an event's syscall may have written them. */
-		if (!dbg_watch_changed(d))
+		/* Watching: an event's syscall may have written them. The end
+		 * stops anyway (gdb may go back from there). */
+		if (!dbg_watch_changed(d) && d->cur.anchor != AT_EXIT)
 			return REC_DBG_STEP;
 		d->wstep = 0;
 	}
@@ -295,18 +297,14 @@ enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 		return REC_DBG_KILL;
 	case WFIND:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
-			/* The interval is the next task's to run (as for TO_POS). */
+			/* This stop is the first resume of the task that runs
+			 * the interval (as TO_POS counts its steps from). */
 			d->anchored = 1;
-			d->wnext = 1;
 			dbg_remove_bps(d);
-			return REC_DBG_NEXT;
+			dbg_watch_snapshot(d);
 		}
 		if (!d->anchored)
 			return dbg_go_on(d, st->tid, 0);
-		if (d->wnext) {
-			d->wnext = 0;
-			dbg_watch_snapshot(d);
-		}
 		return dbg_wfind_step(d, st);
 	case COUNT:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
@@ -496,6 +494,7 @@ int dbg_at_start(void *ctx)
 	d->cur = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
 	moved(d);
 	d->tgid = 0;
+	d->wstep = d->over = 0;
 	/* A new process, which gets every breakpoint before it runs. */
 	hits_reset(&d->hits);
 	dbg_purge_bps(d);

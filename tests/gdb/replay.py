@@ -159,6 +159,13 @@ try:
         by = int(gdb.parse_and_eval("by"))
         check(counter() + by == later,
               "reverse watch %d: counter %d + by %d, not %d" % (i, counter(), by, later))
+        if i == 0:
+            # it stopped at the writing instruction itself: one step writes
+            at = pc()
+            run("stepi")
+            check(counter() == later, "reverse watch: the instruction at %#x did not write" % at)
+            run("reverse-stepi")
+            check(pc() == at and counter() + by == later, "reverse-stepi back to the write")
         later = counter()
     run("continue")
     check(stops and any(k in WATCH_KINDS for k in stops[-1]) and counter() == later + by,
