@@ -390,8 +390,10 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 	} else if (stepping && d->wstep) {
 		struct bp *at = dbg_bp_at(d, r.rip);
 
-		if (d->cur.anchor != AT_TRAP)
+		if (d->cur.anchor != AT_TRAP) {
 			d->cur.index = index;
+			d->cur.by_task = 1;
+		}
 		d->cur.steps++;
 		moved(d);
 		if (dbg_watch_changed(d)) {
@@ -419,8 +421,10 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			dbg_insert_bps(d);
 		if (over == 1)
 			return 2; /* off the breakpoint: it goes on */
-		if (d->cur.anchor != AT_TRAP)
+		if (d->cur.anchor != AT_TRAP) {
 			d->cur.index = index; /* the steps are this task's */
+			d->cur.by_task = 1;
+		}
 		d->cur.steps++;
 		moved(d);
 		if (dbg_bp_at(d, r.rip)) {
