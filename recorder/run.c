@@ -248,7 +248,12 @@ void rec_go_on(struct rec *r, struct task *t, enum resume_mode mode)
 	}
 	if (++r->slice >= REC_SLICE) {
 		r->slice = 0;
-		if (r->runq_len || t->yielded) {
+		/* Parked tasks that could be retried count as others too: a
+		 * thread that loops on syscalls must not starve them (the spin
+		 * watch does not fire for it: it stops). */
+		if (t->yielded || rec_others_can_run(r, t)) {
+			if (!r->runq_len)
+				t->yielded = 1; /* the parked ones first */
 			rec_set_aside(r, t, TASK_READY, mode);
 			return;
 		}

@@ -110,6 +110,8 @@ try:
     run("delete")
     m = re.match(r"event (\d+)", seen[1][1])
     check(m is not None, "monitor when said %r" % seen[1][1])
+    # (the main thread: the worker gdb has selected may not exist yet there)
+    run("thread 1")
     run("monitor goto %s" % m.group(1))
     run("maintenance flush register-cache")
     check(re.match(r"event %s \(" % m.group(1), when()) is not None,

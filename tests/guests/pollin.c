@@ -17,6 +17,10 @@
  * `pollin mmsg`: stdin is a datagram socket; one recvmmsg takes up to
  * three messages from it, and each is printed with its length and flags.
  *
+ * `pollin spin`: one thread reads a byte from stdin while the main thread
+ * reads the clock in a loop until it came (a loop of syscalls must not
+ * starve the reader); prints "got the byte".
+ *
  * `pollin reads`: two lines read from stdin with plain blocking reads
  * while a second thread sleeps and reads the clock until they came; it
  * prints the lines and how many rounds the other thread made.
@@ -108,6 +112,29 @@ static int reads(void)
 	return 0;
 }
 
+static void *byte_reader(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(0, &c, 1) == 1)
+		done = 1;
+	return NULL;
+}
+
+static int spin(void)
+{
+	struct timespec ts;
+	pthread_t th;
+
+	pthread_create(&th, NULL, byte_reader, NULL);
+	while (!done)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	pthread_join(th, NULL);
+	printf("got the byte\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct pollfd pfd = { .fd = 0, .events = POLLIN };
@@ -123,6 +150,8 @@ int main(int argc, char **argv)
 		return mmsg();
 	if (argc > 1 && strcmp(argv[1], "reads") == 0)
 		return reads();
+	if (argc > 1 && strcmp(argv[1], "spin") == 0)
+		return spin();
 	pthread_create(&th, NULL, ticker, NULL);
 
 	r = poll(&pfd, 1, -1);

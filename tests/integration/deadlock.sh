@@ -126,4 +126,13 @@ exec 8>&-
 [ "$(cat "$WORK/readt1")" = "rc 142" ] || fail "read -t 1 with no input: printed '$(cat "$WORK/readt1")'"
 [ "$ms" -ge 900 ] && [ "$ms" -lt 5000 ] ||
 	fail "read -t 1 with no input: over after $ms ms, not after about 1 s"
+
+# ---- a thread looping on syscalls does not starve one parked on stdin ----
+for p in none sites; do
+	(sleep 0.5; echo x) | timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" run --preempt=$p -- \
+		"$GUESTS/pollin" spin >"$WORK/spin.$p" 2>"$WORK/spin.$p.err"
+	st=$?
+	[ "$st" = 0 ] && [ "$(cat "$WORK/spin.$p")" = "got the byte" ] ||
+		{ cat "$WORK/spin.$p.err" >&2; fail "spin --preempt=$p: exited $st, printed '$(cat "$WORK/spin.$p")'"; }
+done
 exit 0
