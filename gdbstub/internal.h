@@ -121,7 +121,7 @@ int rsp_handle_run(struct rsp_session *s, const char *args);
 int rsp_handle_read_regs(struct rsp_session *s, const char *args);
 int rsp_handle_read_reg(struct rsp_session *s, const char *args);
 int rsp_handle_read_mem(struct rsp_session *s, const char *args);
-/* 'X' (binary memory writes): refused. */
+/* 'X' (binary memory writes): not supported (the empty reply). */
 int rsp_handle_write(struct rsp_session *s, const char *args);
 int rsp_handle_write_reg(struct rsp_session *s, const char *args);
 int rsp_handle_write_regs(struct rsp_session *s, const char *args);
