@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gdb's breakpoints in the replayed guest (debug.h): int3 bytes in its
+ * gdb's breakpoints in the replayed guest (internal.h): int3 bytes in its
  * memory, put in as soon as its process can take them, all taken out to
  * go by single steps, and one for the instruction under a stop.
  */
 #include "config.h"
 
-#include "debug.h"
+#include "internal.h"
 #include "tracer/tracer.h"
 
 /* Put every breakpoint that is not in yet into the debugged process
  * (libraries come later than the program). */
-void dbg_insert_bps(struct dbg *d)
+void replay_dbg_insert_bps(struct dbg *d)
 {
 	static const uint8_t int3 = 0xcc;
 
@@ -24,7 +24,7 @@ void dbg_insert_bps(struct dbg *d)
 
 /* Take every breakpoint out, to go by single steps: passes that are not
  * stepped may go uncounted, so the hits of this replay are no longer whole. */
-void dbg_remove_bps(struct dbg *d)
+void replay_dbg_remove_bps(struct dbg *d)
 {
 	d->hits.whole = 0;
 	for (size_t i = 0; i < d->nbps; i++) {
@@ -34,7 +34,7 @@ void dbg_remove_bps(struct dbg *d)
 	}
 }
 
-struct bp *dbg_bp_find(struct dbg *d, uint64_t addr)
+struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr)
 {
 	for (size_t i = 0; i < d->nbps; i++) {
 		if (d->bps[i].addr == addr)
@@ -43,15 +43,15 @@ struct bp *dbg_bp_find(struct dbg *d, uint64_t addr)
 	return NULL;
 }
 
-struct bp *dbg_bp_at(struct dbg *d, uint64_t addr)
+struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr)
 {
-	struct bp *b = dbg_bp_find(d, addr);
+	struct bp *b = replay_dbg_bp_find(d, addr);
 
 	return b && !b->removed ? b : NULL;
 }
 
 /* gdb resumes: what it took out and did not put back is gone. */
-void dbg_purge_bps(struct dbg *d)
+void replay_dbg_purge_bps(struct dbg *d)
 {
 	for (size_t i = 0; i < d->nbps;) {
 		if (d->bps[i].removed)
@@ -62,10 +62,10 @@ void dbg_purge_bps(struct dbg *d)
 }
 
 /* Go on from TID's stop (STEP: one instruction). A breakpoint under it
- * comes out for that instruction; dbg_trap puts it back. */
-enum rec_dbg_go dbg_go_on(struct dbg *d, pid_t tid, int step)
+ * comes out for that instruction; replay_dbg_trap puts it back. */
+enum rec_dbg_go replay_dbg_go_on(struct dbg *d, pid_t tid, int step)
 {
-	struct bp *b = dbg_bp_at(d, dbg_pc_of(tid));
+	struct bp *b = replay_dbg_bp_at(d, replay_dbg_pc_of(tid));
 
 	if (b && b->inserted) {
 		tracer_poke_byte(d->tgid, b->addr, &b->orig, NULL);

@@ -7,7 +7,7 @@
  * gdbstub/ until gdb resumes. Resuming returns to the loop; the stop reply
  * goes out at the next stop (rsp_session_stopped).
  *
- * The session's state is struct dbg (debug.h). This file talks to gdb:
+ * The session's state is struct dbg (internal.h). This file talks to gdb:
  * the session loop, the stop replies and the target ops gdbstub/ calls.
  * Where a replay is and how it gets to a position gdb asks for are in
  * seek.c, the breakpoints in breakpoints.c, the watchpoints in watch.c.
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
-#include "debug.h"
+#include "internal.h"
 #include "tracer/tracer.h"
 
 /* ---- memory and registers ---- */
@@ -39,7 +39,7 @@ static pid_t host_tid(struct dbg *d, int vtid)
 	return 0;
 }
 
-int dbg_vtid_of(const struct rec_dbg_stop *st)
+int replay_dbg_vtid_of(const struct rec_dbg_stop *st)
 {
 	for (size_t i = 0; i < st->nthreads; i++) {
 		if (st->threads[i].tid == st->tid)
@@ -48,7 +48,7 @@ int dbg_vtid_of(const struct rec_dbg_stop *st)
 	return 0;
 }
 
-uint64_t dbg_pc_of(pid_t tid)
+uint64_t replay_dbg_pc_of(pid_t tid)
 {
 	struct user_regs_struct r;
 
@@ -144,7 +144,7 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 			if (d->wps[i].type == type && d->wps[i].addr == addr) {
 				if (!insert)
 					d->wps[i].type = 0;
-				dbg_set_watchpoints(d);
+				replay_dbg_set_watchpoints(d);
 				return 0;
 			}
 			if (!d->wps[i].type && free_slot < 0)
@@ -158,10 +158,10 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 		d->wps[free_slot].addr = addr;
 		d->wps[free_slot].len = kind;
 		d->wps[free_slot].type = type;
-		dbg_set_watchpoints(d);
+		replay_dbg_set_watchpoints(d);
 		return 0;
 	}
-	b = dbg_bp_find(d, addr);
+	b = replay_dbg_bp_find(d, addr);
 	if (insert) {
 		if (b && b->removed) {
 			/* Put back with only single steps since it was taken out
@@ -177,7 +177,7 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 			/* Set before anything ran: none of its hits can be missing. */
 			b->whole = d->cur.anchor == AT_START && d->cur.steps == 0;
 		}
-		dbg_insert_bps(d);
+		replay_dbg_insert_bps(d);
 		return 0;
 	}
 	if (b && !b->removed) {
@@ -278,14 +278,14 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 	unsigned long long n;
 
 	if (strcmp(cmd, "when") == 0) {
-		dbg_describe(&d->cur, where, sizeof(where));
+		replay_dbg_describe(&d->cur, where, sizeof(where));
 		snprintf(out, size, "%s (%" PRIu64 " events replayed)\n", where, d->frames);
 		return 0;
 	}
 	if (sscanf(cmd, "goto %llu", &n) == 1) {
 		struct pos p = { n ? AT_EVENT : AT_START, n, 0, 0, 0, 0, 0 };
 
-		dbg_seek(d, TO_POS, &p);
+		replay_dbg_seek(d, TO_POS, &p);
 		d->requested = 1;
 		d->how = RSP_RESUME_CONT; /* no reply owed: the stop is reported by the next '?' */
 		snprintf(out, size, "going to event %llu\n", n);
@@ -310,7 +310,7 @@ static int op_restart(void *t, struct rsp_stop *stop)
 	struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
 
 	(void)stop;
-	dbg_seek(d, TO_POS, &start);
+	replay_dbg_seek(d, TO_POS, &start);
 	d->requested = 1;
 	d->how = RSP_RESUME_CONT;
 	d->owe_reply = 1;
@@ -373,21 +373,21 @@ static void reply_stop(struct dbg *d, int vtid)
 }
 
 /* The stop is the current position now: talk to gdb, decide how to go on. */
-enum rec_dbg_go dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st)
+enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st)
 {
 	pid_t tid = st->tid;
 
 	d->mode = LIVE;
-	dbg_insert_bps(d);
-	dbg_set_watchpoints(d);
+	replay_dbg_insert_bps(d);
+	replay_dbg_set_watchpoints(d);
 	if (d->arrive_reason) {
 		/* a reverse-continue that found a write stops before it */
 		d->reason = d->arrive_reason;
 		d->watch_addr = d->arrive_addr;
 		d->arrive_reason = 0;
-		dbg_watch_snapshot(d);
+		replay_dbg_watch_snapshot(d);
 	}
-	reply_stop(d, dbg_vtid_of(st));
+	reply_stop(d, replay_dbg_vtid_of(st));
 	d->reason = RSP_REASON_NONE;
 	serve(d);
 	if (d->quit)
@@ -397,23 +397,23 @@ enum rec_dbg_go dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st)
 	switch (d->how) {
 	case RSP_RESUME_REVERSE_CONT:
 	case RSP_RESUME_REVERSE_STEP:
-		dbg_plan_reverse(d);
+		replay_dbg_plan_reverse(d);
 		return REC_DBG_KILL;
 	case RSP_RESUME_STEP:
-		return dbg_go_on(d, tid, 1);
+		return replay_dbg_go_on(d, tid, 1);
 	case RSP_RESUME_CONT:
 		break;
 	}
 	/* What gdb took out and did not put back for a continue is gone. */
-	dbg_purge_bps(d);
+	replay_dbg_purge_bps(d);
 	d->conts++;
-	if (dbg_watching(d)) {
-		dbg_watch_snapshot(d);
-		dbg_remove_bps(d); /* steps check them by address */
+	if (replay_dbg_watching(d)) {
+		replay_dbg_watch_snapshot(d);
+		replay_dbg_remove_bps(d); /* steps check them by address */
 		d->wstep = 1;
 		return REC_DBG_STEP;
 	}
-	return dbg_go_on(d, tid, 0);
+	return replay_dbg_go_on(d, tid, 0);
 }
 
 /* ---- the session: replays until gdb leaves ---- */
@@ -422,8 +422,12 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		 int (*reopen)(void *ctx), void *reopen_ctx)
 {
 	struct dbg d;
-	struct rec_debugger hooks = { &d,	    dbg_stopped,  dbg_trap,
-				      dbg_at_event, dbg_at_start, dbg_at_exit };
+	struct rec_debugger hooks = { &d,
+				      replay_dbg_stopped,
+				      replay_dbg_trap,
+				      replay_dbg_at_event,
+				      replay_dbg_at_start,
+				      replay_dbg_at_exit };
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -470,7 +474,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 			continue;
 		if (d.mode == SCAN) {
 			/* The target was the end: the last hit of the whole replay. */
-			dbg_finish_scan(&d, 0);
+			replay_dbg_finish_scan(&d, 0);
 			continue;
 		}
 		/* The recording is played out: gdb hears how it ended. */
@@ -491,11 +495,11 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				/* Back from after the end: to its last stop. */
 				struct pos end = { AT_EXIT, 0, 0, 0, 0, 0, 0 };
 
-				dbg_purge_bps(&d);
+				replay_dbg_purge_bps(&d);
 				if (d.how == RSP_RESUME_REVERSE_STEP)
-					dbg_seek(&d, TO_POS, &end);
-				else if (!dbg_reverse_by_hits(&d))
-					dbg_seek(&d, SCAN, &end);
+					replay_dbg_seek(&d, TO_POS, &end);
+				else if (!replay_dbg_reverse_by_hits(&d))
+					replay_dbg_seek(&d, SCAN, &end);
 			} else {
 				struct rsp_stop st = { .kind = RSP_STOP_EXITED,
 						       .status = status & 0xff };
@@ -506,7 +510,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		}
 	}
 	rsp_session_free(d.rsp);
-	hits_free(&d.hits);
+	replay_hits_free(&d.hits);
 	close(d.fd);
 	return status;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The breakpoint hits of one replay under gdb (position.h). A replay that
+ * The breakpoint hits of one replay under gdb (internal.h). A replay that
  * ran forwards with its breakpoints in has already passed every hit that a
  * reverse-continue looks for; keeping them lets the reverse-continue go
  * straight to the last one instead of replaying from the start once to
@@ -11,15 +11,15 @@
 #include <stdlib.h>
 
 #include "common/common.h"
-#include "position.h"
+#include "internal.h"
 
-void hits_reset(struct hits *h)
+void replay_hits_reset(struct hits *h)
 {
 	h->n = 0;
 	h->whole = 1;
 }
 
-void hits_add(struct hits *h, const struct pos *at, uint64_t move)
+void replay_hits_add(struct hits *h, const struct pos *at, uint64_t move)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 64;
@@ -30,8 +30,8 @@ void hits_add(struct hits *h, const struct pos *at, uint64_t move)
 	h->n++;
 }
 
-const struct pos *hits_last(const struct hits *h, uint64_t before,
-			    int (*wanted)(void *ctx, uint64_t pc), void *ctx)
+const struct pos *replay_hits_last(const struct hits *h, uint64_t before,
+				   int (*wanted)(void *ctx, uint64_t pc), void *ctx)
 {
 	for (size_t i = h->n; i-- > 0;) {
 		if (h->v[i].move < before && wanted(ctx, h->v[i].at.pc))
@@ -40,7 +40,7 @@ const struct pos *hits_last(const struct hits *h, uint64_t before,
 	return NULL;
 }
 
-void hits_free(struct hits *h)
+void replay_hits_free(struct hits *h)
 {
 	free(h->v);
 	h->v = NULL;

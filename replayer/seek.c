@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Where a replay under gdb is, and how it gets to a position gdb asks for
- * (debug.h). The recorder's hooks (struct rec_debugger) follow the replay
+ * (internal.h). The recorder's hooks (struct rec_debugger) follow the replay
  * and stop it where the seek's mode says.
  *
  * Positions. A stop is named by an anchor and a number of single steps
@@ -37,7 +37,7 @@
 #include <sys/user.h>
 
 #include "common/common.h"
-#include "debug.h"
+#include "internal.h"
 #include "tracer/tracer.h"
 
 /* The position changed (to `cur`). */
@@ -49,17 +49,17 @@ static void moved(struct dbg *d)
 /* `cur`, just reached, is a pass of a breakpoint: a hit of this replay. */
 static void hit_here(struct dbg *d)
 {
-	hits_add(&d->hits, &d->cur, d->moves);
+	replay_hits_add(&d->hits, &d->cur, d->moves);
 }
 
 static int is_whole_bp(void *ctx, uint64_t pc)
 {
-	struct bp *b = dbg_bp_at(ctx, pc);
+	struct bp *b = replay_dbg_bp_at(ctx, pc);
 
 	return b && b->whole;
 }
 
-void dbg_describe(const struct pos *p, char *out, size_t size)
+void replay_dbg_describe(const struct pos *p, char *out, size_t size)
 {
 	switch (p->anchor) {
 	case AT_START:
@@ -84,7 +84,7 @@ void dbg_describe(const struct pos *p, char *out, size_t size)
 	}
 }
 
-void dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
+void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 {
 	d->mode = mode;
 	d->target = *target;
@@ -116,44 +116,44 @@ static int same_anchor(const struct pos *a, const struct pos *b)
  * the start); else replay from the start to find it (SCAN). 1 when the
  * hits said where.
  */
-int dbg_reverse_by_hits(struct dbg *d)
+int replay_dbg_reverse_by_hits(struct dbg *d)
 {
 	const struct pos *last;
 
-	if (!d->hits.whole || dbg_watching(d))
+	if (!d->hits.whole || replay_dbg_watching(d))
 		return 0; /* hits.c keeps no writes */
 	for (size_t i = 0; i < d->nbps; i++) {
 		if (!d->bps[i].removed && !d->bps[i].whole)
 			return 0;
 	}
-	last = hits_last(&d->hits, d->moves, is_whole_bp, d);
+	last = replay_hits_last(&d->hits, d->moves, is_whole_bp, d);
 	if (last) {
 		struct pos to = *last;
 
 		hm_debug("debugger: the last hit before the current position is known");
-		dbg_seek(d, TO_POS, &to);
+		replay_dbg_seek(d, TO_POS, &to);
 	} else {
 		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
 
-		dbg_seek(d, TO_POS, &start);
+		replay_dbg_seek(d, TO_POS, &start);
 		d->begin = 1;
 	}
 	return 1;
 }
 
 /* A reverse request from position CUR: where to go. */
-void dbg_plan_reverse(struct dbg *d)
+void replay_dbg_plan_reverse(struct dbg *d)
 {
 	if (d->how == RSP_RESUME_REVERSE_CONT) {
-		if (!dbg_reverse_by_hits(d))
-			dbg_seek(d, SCAN, &d->cur);
+		if (!replay_dbg_reverse_by_hits(d))
+			replay_dbg_seek(d, SCAN, &d->cur);
 		return;
 	}
 	if (d->cur.steps > 0) {
 		struct pos p = d->cur;
 
 		p.steps--;
-		dbg_seek(d, TO_POS, &p);
+		replay_dbg_seek(d, TO_POS, &p);
 		return;
 	}
 	if (d->cur.anchor == AT_TRAP) {
@@ -162,13 +162,13 @@ void dbg_plan_reverse(struct dbg *d)
 			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0, 0
 		};
 
-		dbg_seek(d, COUNT, &from);
+		replay_dbg_seek(d, COUNT, &from);
 		d->last_hit = d->cur;
 		return;
 	}
 	/* At an event or the start: nothing before it that we can name. */
 	d->begin = 1;
-	dbg_seek(d, TO_POS, &d->cur);
+	replay_dbg_seek(d, TO_POS, &d->cur);
 }
 
 /* Whether P, an anchor just reached, is a breakpoint or watchpoint hit. */
@@ -188,31 +188,31 @@ static void note_hit(struct dbg *d, const struct pos *p)
  * the end): go to the last hit before it, or to the start when there is
  * none; when a watched location changed after that hit, first find the
  * write in its interval (WFIND). */
-void dbg_finish_scan(struct dbg *d, int alive)
+void replay_dbg_finish_scan(struct dbg *d, int alive)
 {
 	if (alive)
-		dbg_scan_watch(d);
+		replay_dbg_scan_watch(d);
 	if (d->have_w && !(d->have_hit && d->hit_move > d->wto_move)) {
 		struct pos bound = d->target, from = d->wfrom, hit = d->last_hit;
 		int had = d->have_hit;
 
-		dbg_seek(d, WFIND, &from);
+		replay_dbg_seek(d, WFIND, &from);
 		d->wbound = bound;
 		d->wprev_hit = hit;
 		d->wprev_have = had;
 		return;
 	}
 	if (d->have_hit) {
-		dbg_seek(d, TO_POS, &d->last_hit);
+		replay_dbg_seek(d, TO_POS, &d->last_hit);
 	} else {
 		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
 
-		dbg_seek(d, TO_POS, &start);
+		replay_dbg_seek(d, TO_POS, &start);
 		d->begin = 1;
 	}
 }
 
-enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
+enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 {
 	struct dbg *d = ctx;
 
@@ -220,15 +220,15 @@ enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 	if (!d->tgid)
 		d->tgid = st->tgid;
 	if (d->ops.pid == 0)
-		d->ops.pid = dbg_vtid_of(st);
+		d->ops.pid = replay_dbg_vtid_of(st);
 	/* A new replay's process gets the breakpoints as soon as it can, so
 	 * that hits are counted as they were (not while stepping to a target). */
 	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored) {
-		dbg_insert_bps(d);
-		dbg_set_watchpoints(d);
+		replay_dbg_insert_bps(d);
+		replay_dbg_set_watchpoints(d);
 	}
 	if (d->wsnap_due && d->tgid) {
-		dbg_watch_snapshot(d);
+		replay_dbg_watch_snapshot(d);
 		d->wsnap_due = 0;
 	}
 	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64
@@ -237,33 +237,33 @@ enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 	if (d->mode == LIVE && d->wstep) {
 		/* Watching: an event's syscall may have written them. The end
 		 * stops anyway (gdb may go back from there). */
-		if (!dbg_watch_changed(d) && d->cur.anchor != AT_EXIT)
+		if (!replay_dbg_watch_changed(d) && d->cur.anchor != AT_EXIT)
 			return REC_DBG_STEP;
 		d->wstep = 0;
 	}
 	switch (d->mode) {
 	case LIVE:
 	case AT_END:
-		return dbg_live_stop(d, st);
+		return replay_dbg_live_stop(d, st);
 	case TO_POS:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
 			d->anchored = 1;
 			d->steps_left = d->target.steps;
 			if (d->steps_left)
-				dbg_remove_bps(d); /* steps count instructions, not traps */
+				replay_dbg_remove_bps(d); /* steps count instructions, not traps */
 		}
 		/* After an event, the steps are the target task's, whoever runs first. */
 		if (d->anchored && d->target.anchor != AT_TRAP &&
 		    (d->target.steps || d->target.by_task) && st->index != d->target.index)
 			return REC_DBG_NEXT;
 		if (d->anchored && d->steps_left == 0)
-			return dbg_live_stop(d, st);
+			return replay_dbg_live_stop(d, st);
 		if (d->anchored) {
-			dbg_remove_bps(d);
+			replay_dbg_remove_bps(d);
 			d->steps_left--;
 			return REC_DBG_STEP;
 		}
-		return dbg_go_on(d, st->tid, 0);
+		return replay_dbg_go_on(d, st->tid, 0);
 	case SCAN:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
 			d->anchored = 1;
@@ -276,11 +276,11 @@ enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 		if (!d->anchored) {
 			if (is_hit(&d->cur))
 				note_hit(d, &d->cur);
-			return dbg_go_on(d, st->tid, 0);
+			return replay_dbg_go_on(d, st->tid, 0);
 		}
 		if (d->target.anchor != AT_TRAP && d->target.steps && st->index != d->target.index)
 			return REC_DBG_NEXT;
-		if (d->counted && d->steps_left && dbg_bp_at(d, dbg_pc_of(st->tid))) {
+		if (d->counted && d->steps_left && replay_dbg_bp_at(d, replay_dbg_pc_of(st->tid))) {
 			/* A step that reached a breakpoint: a hit, by position. */
 			struct pos p = d->target;
 
@@ -288,34 +288,35 @@ enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 			note_hit(d, &p);
 		}
 		if (d->steps_left) {
-			dbg_remove_bps(d);
+			replay_dbg_remove_bps(d);
 			d->steps_left--;
 			d->counted++;
 			return REC_DBG_STEP;
 		}
-		dbg_finish_scan(d, 1);
+		replay_dbg_finish_scan(d, 1);
 		return REC_DBG_KILL;
 	case WFIND:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
 			/* This stop is the first resume of the task that runs
 			 * the interval (as TO_POS counts its steps from). */
 			d->anchored = 1;
-			dbg_remove_bps(d);
-			dbg_watch_snapshot(d);
+			replay_dbg_remove_bps(d);
+			replay_dbg_watch_snapshot(d);
 		}
 		if (!d->anchored)
-			return dbg_go_on(d, st->tid, 0);
-		return dbg_wfind_step(d, st);
+			return replay_dbg_go_on(d, st->tid, 0);
+		return replay_dbg_wfind_step(d, st);
 	case COUNT:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
 			d->anchored = 1;
-			dbg_remove_bps(d);
+			replay_dbg_remove_bps(d);
 		}
 		if (!d->anchored)
-			return dbg_go_on(d, st->tid, 0);
+			return replay_dbg_go_on(d, st->tid, 0);
 		if (st->index != d->last_hit.index)
 			return REC_DBG_NEXT; /* another task's turn: wait for ours */
-		if (dbg_pc_of(st->tid) == d->last_hit.pc && ++d->pc_seen == d->last_hit.nth) {
+		if (replay_dbg_pc_of(st->tid) == d->last_hit.pc &&
+		    ++d->pc_seen == d->last_hit.nth) {
 			struct pos p = d->target;
 
 			hm_debug("debugger: %" PRIu64 " steps from event %" PRIu64 " to the hit",
@@ -327,7 +328,7 @@ enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 				p.steps = d->counted - 1;
 				p.index = d->last_hit.index;
 			}
-			dbg_seek(d, TO_POS, &p);
+			replay_dbg_seek(d, TO_POS, &p);
 			return REC_DBG_KILL;
 		}
 		d->counted++;
@@ -362,7 +363,7 @@ static uint64_t count_hit(struct dbg *d, int index, uint64_t pc)
 }
 
 /* A trap the debugger asked for or owns. */
-int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
+int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 {
 	struct dbg *d = ctx;
 	struct user_regs_struct r;
@@ -372,7 +373,7 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 	if (tgid != d->tgid || tracer_get_regs(tid, &r) < 0)
 		return stepping;
 	dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, tid, (void *)DR_OFFSET(6), NULL);
-	b = dbg_bp_at(d, r.rip - 1);
+	b = replay_dbg_bp_at(d, r.rip - 1);
 	if (b && b->inserted && !stepping) {
 		r.rip--;
 		tracer_set_regs(tid, &r);
@@ -388,7 +389,7 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 						  : RSP_REASON_AWATCH;
 		d->watch_addr = d->wps[i].addr;
 	} else if (stepping && d->wstep) {
-		struct bp *at = dbg_bp_at(d, r.rip);
+		struct bp *at = replay_dbg_bp_at(d, r.rip);
 
 		if (d->cur.anchor != AT_TRAP) {
 			d->cur.index = index;
@@ -396,7 +397,7 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		}
 		d->cur.steps++;
 		moved(d);
-		if (dbg_watch_changed(d)) {
+		if (replay_dbg_watch_changed(d)) {
 			d->wstep = 0;
 			return 1;
 		}
@@ -418,7 +419,7 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 
 		d->over = 0;
 		if (over && !((d->mode == TO_POS || d->mode == COUNT) && d->anchored))
-			dbg_insert_bps(d);
+			replay_dbg_insert_bps(d);
 		if (over == 1)
 			return 2; /* off the breakpoint: it goes on */
 		if (d->cur.anchor != AT_TRAP) {
@@ -427,7 +428,7 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		}
 		d->cur.steps++;
 		moved(d);
-		if (dbg_bp_at(d, r.rip)) {
+		if (replay_dbg_bp_at(d, r.rip)) {
 			/* as a continue would have hit it, and named it */
 			struct pos here = d->cur;
 
@@ -449,13 +450,13 @@ int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 	return 1;
 }
 
-int dbg_at_event(void *ctx, uint64_t frames, int index)
+int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 {
 	struct dbg *d = ctx;
 
 	(void)index;
 	if (d->mode == SCAN && !d->anchored)
-		dbg_scan_watch(d); /* the interval that ends here */
+		replay_dbg_scan_watch(d); /* the interval that ends here */
 	if (d->mode == WFIND && d->anchored)
 		d->wend = 1; /* stop: the interval is over */
 	count_reset(d, frames);
@@ -470,7 +471,7 @@ int dbg_at_event(void *ctx, uint64_t frames, int index)
 	       d->target.anchor == AT_EVENT && d->target.frames == frames;
 }
 
-int dbg_at_exit(void *ctx, uint64_t frames)
+int replay_dbg_at_exit(void *ctx, uint64_t frames)
 {
 	struct dbg *d = ctx;
 
@@ -490,7 +491,7 @@ int dbg_at_exit(void *ctx, uint64_t frames)
 	}
 }
 
-int dbg_at_start(void *ctx)
+int replay_dbg_at_start(void *ctx)
 {
 	struct dbg *d = ctx;
 
@@ -500,8 +501,8 @@ int dbg_at_start(void *ctx)
 	d->tgid = 0;
 	d->wstep = d->over = 0;
 	/* A new process, which gets every breakpoint before it runs. */
-	hits_reset(&d->hits);
-	dbg_purge_bps(d);
+	replay_hits_reset(&d->hits);
+	replay_dbg_purge_bps(d);
 	for (size_t i = 0; i < d->nbps; i++)
 		d->bps[i].whole = 1;
 	return 1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gdb's watchpoints in a replay (debug.h): in the debug registers, and by
+ * gdb's watchpoints in a replay (internal.h): in the debug registers, and by
  * single steps where those have no effect; and for a reverse-continue, the
  * search (WFIND) through the event interval in which a watched location
  * last changed for the instruction that wrote it.
@@ -13,11 +13,11 @@
 #include <sys/types.h>
 
 #include "common/common.h"
-#include "debug.h"
+#include "internal.h"
 #include "tracer/tracer.h"
 
 /* The watchpoints into every thread's debug registers (DR0-3, DR7). */
-void dbg_set_watchpoints(struct dbg *d)
+void replay_dbg_set_watchpoints(struct dbg *d)
 {
 	unsigned long dr7 = 0;
 
@@ -48,7 +48,7 @@ void dbg_set_watchpoints(struct dbg *d)
  * set goes by single steps and compares the watched bytes after each one
  * (and after each event: a syscall may write them). Slow, but exact.
  */
-int dbg_watching(const struct dbg *d)
+int replay_dbg_watching(const struct dbg *d)
 {
 	for (int i = 0; i < 4; i++) {
 		if (d->wps[i].type)
@@ -57,7 +57,7 @@ int dbg_watching(const struct dbg *d)
 	return 0;
 }
 
-void dbg_watch_snapshot(struct dbg *d)
+void replay_dbg_watch_snapshot(struct dbg *d)
 {
 	for (int i = 0; i < 4; i++) {
 		if (d->wps[i].type &&
@@ -68,7 +68,7 @@ void dbg_watch_snapshot(struct dbg *d)
 
 /* Whether a watched value changed since the snapshot; then the stop's
  * reason and address are set and the snapshot is the new value. */
-int dbg_watch_changed(struct dbg *d)
+int replay_dbg_watch_changed(struct dbg *d)
 {
 	for (int i = 0; i < 4; i++) {
 		uint8_t now[8];
@@ -87,9 +87,9 @@ int dbg_watch_changed(struct dbg *d)
 
 /* SCAN, at an event or at the target: did the watched bytes change in the
  * interval since the last event? Then it is the last one seen so far. */
-void dbg_scan_watch(struct dbg *d)
+void replay_dbg_scan_watch(struct dbg *d)
 {
-	if (!dbg_watching(d) || d->wsnap_due || !dbg_watch_changed(d))
+	if (!replay_dbg_watching(d) || d->wsnap_due || !replay_dbg_watch_changed(d))
 		return;
 	d->have_w = 1;
 	d->wfrom = (struct pos){ d->frames ? AT_EVENT : AT_START, d->frames, 0, 0, 0, 0, 0 };
@@ -115,7 +115,7 @@ static void finish_wfind(struct dbg *d)
 	} else {
 		to = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
 	}
-	dbg_seek(d, TO_POS, &to);
+	replay_dbg_seek(d, TO_POS, &to);
 	d->begin = to.anchor == AT_START && !to.steps;
 	if (kind == RSP_REASON_WATCH) {
 		d->arrive_reason = kind;
@@ -134,7 +134,7 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
 		       (!b->steps || (d->wtask == b->index && d->counted == b->steps));
 	if (b->frames != d->wfrom.frames)
 		return 0;
-	if (!d->wbound_hit && st->index == b->index && dbg_pc_of(st->tid) == b->pc &&
+	if (!d->wbound_hit && st->index == b->index && replay_dbg_pc_of(st->tid) == b->pc &&
 	    ++d->pc_seen == b->nth) {
 		d->wbound_hit = 1;
 		d->wbound_left = b->steps;
@@ -151,11 +151,11 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
  * is the steps of one task from its first resume after the interval's
  * event (by_task). Ends at the scan's target, the next event, or the exit.
  */
-enum rec_dbg_go dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st)
+enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st)
 {
-	uint64_t pc = dbg_pc_of(st->tid);
+	uint64_t pc = replay_dbg_pc_of(st->tid);
 
-	if (d->counted && dbg_watch_changed(d)) {
+	if (d->counted && replay_dbg_watch_changed(d)) {
 		d->wfound = d->wfrom;
 		d->wfound.index = d->wtask;
 		d->wfound.steps = d->counted - 1;
@@ -168,7 +168,7 @@ enum rec_dbg_go dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st)
 		d->wtask = st->index;
 		d->counted = 0;
 	}
-	if (!d->wend && d->cur.anchor != AT_EXIT && dbg_bp_at(d, pc) && d->hits.n &&
+	if (!d->wend && d->cur.anchor != AT_EXIT && replay_dbg_bp_at(d, pc) && d->hits.n &&
 	    d->hits.v[d->hits.n - 1].move == d->moves) {
 		d->wfound = d->hits.v[d->hits.n - 1].at; /* named as a hit */
 		d->wfound_kind = RSP_REASON_SWBREAK;

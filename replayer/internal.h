@@ -5,10 +5,11 @@
  * and the target ops gdbstub/ calls); seek.c names positions in the
  * replay, seeks to them and holds the recorder's hooks; breakpoints.c
  * keeps gdb's breakpoints in the guest; watch.c its watchpoints and the
- * search for the last write of a watched location (WFIND).
+ * search for the last write of a watched location (WFIND); hits.c the
+ * breakpoint hits of one replay. Positions (struct pos) are named here.
  */
-#ifndef HERMIT_REPLAYER_DEBUG_H
-#define HERMIT_REPLAYER_DEBUG_H
+#ifndef HERMIT_REPLAYER_INTERNAL_H
+#define HERMIT_REPLAYER_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,8 +17,52 @@
 #include <sys/user.h>
 
 #include "gdbstub/gdbstub.h"
-#include "position.h"
 #include "replayer.h"
+
+enum anchor {
+	AT_START,
+	AT_EVENT, /* after frame `frames` */
+	AT_TRAP,  /* the nth trap at pc by task index since frame `frames` */
+	AT_EXIT,  /* the debugged process's last stop, as it exits */
+};
+
+/* A stop: an anchor and the single steps after it (seek.c). */
+struct pos {
+	enum anchor anchor;
+	uint64_t frames;
+	int index;
+	uint64_t pc;
+	uint64_t nth;
+	uint64_t steps; /* single steps after the anchor */
+	int by_task;	/* AT_START, AT_EVENT: the position is task index's, from
+			 * its first resume after the anchor, even with no steps */
+};
+
+/*
+ * The breakpoint hits of one replay, in the order they came, each with
+ * the number of the move that reached it (moves count every change of
+ * position, so "before the current stop" is "a smaller number"). While
+ * `whole`, no hit of a breakpoint that has been set since the replay's
+ * start is missing, and a reverse-continue needs no replay to find the
+ * last one before a stop.
+ */
+struct hits {
+	struct hit {
+		struct pos at;
+		uint64_t move;
+	} * v;
+	size_t n, cap;
+	int whole;
+};
+
+/* A new replay starts: none yet, none missed. */
+void replay_hits_reset(struct hits *h);
+void replay_hits_add(struct hits *h, const struct pos *at, uint64_t move);
+/* The last hit before move BEFORE at an address WANTED says yes to, or
+ * NULL when there is none. */
+const struct pos *replay_hits_last(const struct hits *h, uint64_t before,
+				   int (*wanted)(void *ctx, uint64_t pc), void *ctx);
+void replay_hits_free(struct hits *h);
 
 enum mode {
 	LIVE,	/* stop where gdb asks */
@@ -113,47 +158,47 @@ struct dbg {
 /* ---- debug.c: serving gdb ---- */
 
 /* The guest thread number of ST's task (0: not known). */
-int dbg_vtid_of(const struct rec_dbg_stop *st);
+int replay_dbg_vtid_of(const struct rec_dbg_stop *st);
 /* Task TID's instruction pointer (0: it cannot be read). */
-uint64_t dbg_pc_of(pid_t tid);
-enum rec_dbg_go dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st);
+uint64_t replay_dbg_pc_of(pid_t tid);
+enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st);
 
 /* ---- breakpoints.c: gdb's breakpoints in the guest ---- */
 
-void dbg_insert_bps(struct dbg *d);
-void dbg_remove_bps(struct dbg *d);
+void replay_dbg_insert_bps(struct dbg *d);
+void replay_dbg_remove_bps(struct dbg *d);
 /* The breakpoint at ADDR, also one gdb took out (NULL: none). */
-struct bp *dbg_bp_find(struct dbg *d, uint64_t addr);
+struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr);
 /* The breakpoint at ADDR that is set (NULL: none). */
-struct bp *dbg_bp_at(struct dbg *d, uint64_t addr);
-void dbg_purge_bps(struct dbg *d);
-enum rec_dbg_go dbg_go_on(struct dbg *d, pid_t tid, int step);
+struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr);
+void replay_dbg_purge_bps(struct dbg *d);
+enum rec_dbg_go replay_dbg_go_on(struct dbg *d, pid_t tid, int step);
 
 /* ---- watch.c: watchpoints ---- */
 
-void dbg_set_watchpoints(struct dbg *d);
+void replay_dbg_set_watchpoints(struct dbg *d);
 /* Whether gdb set a watchpoint. */
-int dbg_watching(const struct dbg *d);
+int replay_dbg_watching(const struct dbg *d);
 /* Note the watched bytes as they are now. */
-void dbg_watch_snapshot(struct dbg *d);
-int dbg_watch_changed(struct dbg *d);
-void dbg_scan_watch(struct dbg *d);
-enum rec_dbg_go dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st);
+void replay_dbg_watch_snapshot(struct dbg *d);
+int replay_dbg_watch_changed(struct dbg *d);
+void replay_dbg_scan_watch(struct dbg *d);
+enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st);
 
 /* ---- seek.c: positions, seeking, the recorder's hooks ---- */
 
 /* Name P for people, in OUT. */
-void dbg_describe(const struct pos *p, char *out, size_t size);
+void replay_dbg_describe(const struct pos *p, char *out, size_t size);
 /* Replay again (d->rerun), in MODE, to TARGET. */
-void dbg_seek(struct dbg *d, enum mode mode, const struct pos *target);
-int dbg_reverse_by_hits(struct dbg *d);
-void dbg_plan_reverse(struct dbg *d);
-void dbg_finish_scan(struct dbg *d, int alive);
+void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target);
+int replay_dbg_reverse_by_hits(struct dbg *d);
+void replay_dbg_plan_reverse(struct dbg *d);
+void replay_dbg_finish_scan(struct dbg *d, int alive);
 /* struct rec_debugger's hooks (recorder/recorder.h), CTX a struct dbg. */
-enum rec_dbg_go dbg_stopped(void *ctx, const struct rec_dbg_stop *st);
-int dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
-int dbg_at_event(void *ctx, uint64_t frames, int index);
-int dbg_at_exit(void *ctx, uint64_t frames);
-int dbg_at_start(void *ctx);
+enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st);
+int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
+int replay_dbg_at_event(void *ctx, uint64_t frames, int index);
+int replay_dbg_at_exit(void *ctx, uint64_t frames);
+int replay_dbg_at_start(void *ctx);
 
-#endif /* HERMIT_REPLAYER_DEBUG_H */
+#endif /* HERMIT_REPLAYER_INTERNAL_H */
