@@ -288,7 +288,10 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		replay_dbg_seek(d, TO_POS, &p);
 		d->requested = 1;
 		d->how = RSP_RESUME_CONT; /* no reply owed: the stop is reported by the next '?' */
-		snprintf(out, size, "going to event %llu\n", n);
+		snprintf(out, size,
+			 "going to event %llu; gdb sees it after 'maintenance flush "
+			 "register-cache'\n",
+			 n);
 		return 0;
 	}
 	snprintf(out, size,
