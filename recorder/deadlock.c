@@ -92,89 +92,102 @@ static int fd_outside(const struct rec *r, pid_t tid, int fd)
 	return 1;
 }
 
-/* Sets larger than this count as outside without a look. */
+/* Sets larger than this are not looked at. */
 #define POLLFDS_MAX 4096
 
-static int pollfds_outside(const struct rec *r, pid_t tid, uint64_t addr, uint64_t n,
-			   rec_fd_pred outside)
+int rec_poll_each(pid_t tid, long nr, const uint64_t args[6], rec_fd_visit visit, void *ctx)
 {
-	struct pollfd pfd[64];
+	static const short set_events[3] = { POLLIN, POLLOUT, POLLPRI };
+	int got = 0;
 
-	if (n > POLLFDS_MAX)
-		return 1;
-	for (uint64_t at = 0; at < n; at += 64) {
-		uint64_t k = n - at < 64 ? n - at : 64;
+	switch (nr) {
+	case SYS_poll:
+	case SYS_ppoll: {
+		struct pollfd pfd[64];
 
-		if (tracer_read_mem(tid, addr + at * sizeof(pfd[0]), pfd, k * sizeof(pfd[0])) < 0)
-			return 1;
-		for (uint64_t i = 0; i < k; i++) {
-			if (pfd[i].fd >= 0 && outside(r, tid, pfd[i].fd))
-				return 1;
+		if (args[1] > POLLFDS_MAX)
+			return -EFAULT;
+		for (uint64_t at = 0; at < args[1] && !got; at += 64) {
+			uint64_t k = args[1] - at < 64 ? args[1] - at : 64;
+
+			if (tracer_read_mem(tid, args[0] + at * sizeof(pfd[0]), pfd,
+					    k * sizeof(pfd[0])) < 0)
+				return -EFAULT;
+			for (uint64_t i = 0; i < k && !got; i++) {
+				if (pfd[i].fd >= 0)
+					got = visit(ctx, pfd[i].fd, pfd[i].events);
+			}
 		}
+		return got;
 	}
-	return 0;
+	case SYS_select:
+	case SYS_pselect6: {
+		int nfds = (int)args[0];
+
+		if (nfds < 0 || nfds > FD_SETSIZE)
+			return -EFAULT;
+		for (int k = 0; k < 3 && !got; k++) {
+			fd_set set;
+
+			if (!args[k + 1])
+				continue;
+			if (tracer_read_mem(tid, args[k + 1], &set, sizeof(set)) < 0)
+				return -EFAULT;
+			for (int fd = 0; fd < nfds && !got; fd++) {
+				if (FD_ISSET(fd, &set))
+					got = visit(ctx, fd, set_events[k]);
+			}
+		}
+		return got;
+	}
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2: {
+		/* The descriptors the instance watches, from its fdinfo. */
+		char path[64], line[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, (int)args[0]);
+		f = fopen(path, "re");
+		if (!f)
+			return -EFAULT;
+		while (!got && fgets(line, sizeof(line), f)) {
+			int fd;
+			unsigned events;
+
+			if (sscanf(line, "tfd: %d events: %x", &fd, &events) == 2)
+				got = visit(ctx, fd, (short)events);
+		}
+		fclose(f);
+		return got;
+	}
+	default:
+		return -ENOSYS;
+	}
 }
 
-static int fdsets_outside(const struct rec *r, pid_t tid, const uint64_t args[6],
-			  rec_fd_pred outside)
+struct outside_look {
+	const struct rec *r;
+	pid_t tid;
+	rec_fd_pred pred;
+};
+
+static int look_outside(void *ctx, int fd, short events)
 {
-	int nfds = (int)args[0];
+	struct outside_look *l = ctx;
 
-	if (nfds < 0 || nfds > FD_SETSIZE)
-		return 1;
-	for (int k = 1; k <= 3; k++) {
-		fd_set set;
-
-		if (!args[k])
-			continue;
-		if (tracer_read_mem(tid, args[k], &set, sizeof(set)) < 0)
-			return 1;
-		for (int fd = 0; fd < nfds; fd++) {
-			if (FD_ISSET(fd, &set) && outside(r, tid, fd))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* The descriptors an epoll instance watches, from its fdinfo. */
-static int epoll_outside(const struct rec *r, pid_t tid, int epfd, rec_fd_pred outside)
-{
-	char path[64], line[256];
-	FILE *f;
-	int found = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, epfd);
-	f = fopen(path, "re");
-	if (!f)
-		return 1;
-	while (!found && fgets(line, sizeof(line), f)) {
-		int fd;
-
-		if (sscanf(line, "tfd: %d", &fd) == 1 && outside(r, tid, fd))
-			found = 1;
-	}
-	fclose(f);
-	return found;
+	(void)events;
+	return l->pred(l->r, l->tid, fd);
 }
 
 int rec_poll_watches(const struct rec *r, pid_t tid, long nr, const uint64_t args[6],
 		     rec_fd_pred pred)
 {
-	switch (nr) {
-	case SYS_poll:
-	case SYS_ppoll:
-		return pollfds_outside(r, tid, args[0], args[1], pred);
-	case SYS_select:
-	case SYS_pselect6:
-		return fdsets_outside(r, tid, args, pred);
-	case SYS_epoll_wait:
-	case SYS_epoll_pwait:
-	case SYS_epoll_pwait2:
-		return epoll_outside(r, tid, (int)args[0], pred);
-	default:
-		return -1;
-	}
+	struct outside_look l = { r, tid, pred };
+	int got = rec_poll_each(tid, nr, args, look_outside, &l);
+
+	/* a set that cannot be read counts as watching the outside */
+	return got == -ENOSYS ? -1 : got != 0;
 }
 
 int rec_waits_outside(const struct rec *r, const struct task *t)

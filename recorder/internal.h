@@ -334,6 +334,13 @@ size_t rec_live_guests(const struct rec *r);
 
 /* deadlock.c */
 typedef int (*rec_fd_pred)(const struct rec *r, pid_t tid, int fd);
+typedef int (*rec_fd_visit)(void *ctx, int fd, short events);
+/* Call VISIT for each descriptor the poll-family call NR (ARGS, of task
+ * TID) watches, with the events it waits for (epoll: those its instance
+ * watches, from fdinfo), until VISIT returns nonzero: that value, 0 when
+ * all were visited, -EFAULT when the set cannot be read (or has more than
+ * 4,096 entries), -ENOSYS when NR is not a poll-family call. */
+int rec_poll_each(pid_t tid, long nr, const uint64_t args[6], rec_fd_visit visit, void *ctx);
 /* Whether the poll-family call NR (ARGS, of task TID) watches a descriptor
  * PRED holds for, or one it cannot read the set of: 1 or 0; -1 when NR
  * watches no descriptors. */
@@ -400,11 +407,6 @@ long rec_poll_timeout_result(long nr);
 /* Where poll-family call C, which returned RET, leaves its output: up to
  * three regions (select's fd_sets). Returns how many. */
 int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_t len[3]);
-/* Replay, at the exit of a call that watches the outside with no timeout:
- * when the log's next event is another task's, the call had not finished
- * yet in the recording. Wind it back, park T as the recording did, and
- * return 1; else 0. */
-int rec_poll_not_yet(struct rec *r, struct task *t, struct user_regs_struct *regs);
 
 /* sys_timer.c */
 enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);

@@ -359,9 +359,6 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		rec_park_rewound(r, t, &regs);
 		return;
 	}
-	if (r->opts->mode == REC_MODE_REPLAY && row && row->out == OUT_POLL &&
-	    t->poll_outside == POLL_BLOCKS && rec_poll_not_yet(r, t, &regs))
-		return;
 	t->pending = NULL;
 	retried = t->retrying;
 	if (t->retrying) {

@@ -261,6 +261,9 @@ static enum rec_action outside_stop(struct rec *r, struct task *t, struct rec_ca
 	if (r->opts->mode == REC_MODE_REPLAY) {
 		c->regs.orig_rax = (uint64_t)-1;
 		tracer_set_regs(t->tid, &c->regs);
+		/* With no timeout it may have waited while others ran: then it
+		 * is parked at its exit, as a read from outside is (capture.c). */
+		t->not_yet = t->poll_outside == POLL_BLOCKS && rec_replay_not_next(r, t);
 	}
 	return REC_EXIT_STOP;
 }
@@ -309,61 +312,39 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 	return t->poll_outside ? outside_stop(r, t, c) : REC_EXIT_STOP;
 }
 
-/* The descriptors call C watches, duplicated into hermit, as a pollfd set
- * of at most MAX: how many (select's sets: reading, writing, exceptions). */
-static int dup_watched(pid_t tgid, pid_t tid, const struct rec_call *c, struct pollfd *out, int max)
+struct dups {
+	pid_t tgid;
+	struct pollfd *out;
+	int n, max;
+};
+
+static int add_dup(void *ctx, int fd, short events)
 {
-	int n = 0;
+	struct dups *d = ctx;
 
-	switch (c->nr) {
-	case SYS_poll:
-	case SYS_ppoll: {
-		struct pollfd pfd[64];
-		uint64_t k = c->args[1] < 64 ? c->args[1] : 64;
+	if ((d->out[d->n].fd = rec_dup_guest_fd(d->tgid, fd)) >= 0)
+		d->out[d->n++].events = events;
+	return d->n == d->max;
+}
 
-		if (tracer_read_mem(tid, c->args[0], pfd, k * sizeof(pfd[0])) < 0)
-			return 0;
-		for (uint64_t i = 0; i < k && n < max; i++) {
-			if (pfd[i].fd >= 0 && (out[n].fd = rec_dup_guest_fd(tgid, pfd[i].fd)) >= 0)
-				out[n++].events = pfd[i].events;
-		}
-		return n;
+/* The descriptors call C of T watches, duplicated into hermit, as a pollfd
+ * set of at most MAX (epoll: the instance itself): how many. */
+static int dup_watched(struct task *t, const struct rec_call *c, struct pollfd *out, int max)
+{
+	struct dups d = { t->tgid, out, 0, max };
+
+	if (c->nr == SYS_epoll_wait || c->nr == SYS_epoll_pwait || c->nr == SYS_epoll_pwait2) {
+		add_dup(&d, (int)c->args[0], POLLIN);
+		return d.n;
 	}
-	case SYS_select:
-	case SYS_pselect6: {
-		static const short ev[3] = { POLLIN, POLLOUT, POLLPRI };
-		int nfds = (int)c->args[0] < FD_SETSIZE ? (int)c->args[0] : FD_SETSIZE;
-
-		for (int k = 0; k < 3; k++) {
-			fd_set set;
-
-			if (!c->args[k + 1] ||
-			    tracer_read_mem(tid, c->args[k + 1], &set, sizeof(set)) < 0)
-				continue;
-			for (int fd = 0; fd < nfds && n < max; fd++) {
-				if (FD_ISSET(fd, &set) &&
-				    (out[n].fd = rec_dup_guest_fd(tgid, fd)) >= 0)
-					out[n++].events = ev[k];
-			}
-		}
-		return n;
-	}
-	case SYS_epoll_wait:
-	case SYS_epoll_pwait:
-	case SYS_epoll_pwait2:
-		if ((out[0].fd = rec_dup_guest_fd(tgid, (int)c->args[0])) < 0)
-			return 0;
-		out[0].events = POLLIN;
-		return 1;
-	default:
-		return 0;
-	}
+	rec_poll_each(t->tid, c->nr, c->args, add_dup, &d);
+	return d.n;
 }
 
 int rec_poll_wait_outside(struct task *t, int64_t ns)
 {
 	struct pollfd fds[64];
-	int n = dup_watched(t->tgid, t->tid, &t->call, fds, 64), ready = 0;
+	int n = dup_watched(t, &t->call, fds, 64), ready = 0;
 	struct timespec now;
 	int64_t end;
 
@@ -391,14 +372,6 @@ int rec_poll_wait_outside(struct task *t, int64_t ns)
 	for (int i = 0; i < n; i++)
 		close(fds[i].fd);
 	return ready;
-}
-
-int rec_poll_not_yet(struct rec *r, struct task *t, struct user_regs_struct *regs)
-{
-	if (!rec_replay_not_next(r, t))
-		return 0;
-	rec_park_rewound(r, t, regs);
-	return 1;
 }
 
 void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
