@@ -30,10 +30,8 @@ export HERMIT_DATA_DIR="$tmp/data"
 "$CC" -O1 -g -o "$tmp/events" "$here/events.c" || die "cannot build events.c"
 "$HERMIT" record start -- "$tmp/events" "$EVENTS" >/dev/null 2>&1 || die "recording failed"
 
-t0=$(date +%s.%N)
-"$HERMIT" replay --autopilot -q >/dev/null 2>&1 || die "replay --autopilot failed"
-t1=$(date +%s.%N)
-autopilot=$(echo "$t1 - $t0" | bc)
+. "$here/lib.sh"
+autopilot=$(time_once "$HERMIT" replay --autopilot -q) || exit 1
 
 cat >"$tmp/bench.py" <<'PY'
 import os, time, gdb

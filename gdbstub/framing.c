@@ -135,7 +135,6 @@ enum rsp_event rsp_framer_byte(struct rsp_framer *f, uint8_t c)
 
 size_t rsp_encode(const char *payload, size_t len, char *out, size_t size)
 {
-	static const char hex[] = "0123456789abcdef";
 	uint8_t sum = 0;
 	size_t n = 0;
 
@@ -159,7 +158,7 @@ size_t rsp_encode(const char *payload, size_t len, char *out, size_t size)
 		sum += c;
 	}
 	out[n++] = '#';
-	out[n++] = hex[sum >> 4];
-	out[n++] = hex[sum & 15];
+	out[n++] = rsp_hexdigits[sum >> 4];
+	out[n++] = rsp_hexdigits[sum & 15];
 	return n;
 }

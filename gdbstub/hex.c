@@ -12,6 +12,8 @@
 
 #include "gdbstub/internal.h"
 
+const char rsp_hexdigits[] = "0123456789abcdef";
+
 int rsp_hexval(int c)
 {
 	if (c >= '0' && c <= '9')

@@ -28,7 +28,6 @@
 #define FIO_O_TRUNC   0x400
 #define FIO_O_EXCL    0x800
 
-#define FIO_EINVAL   22
 #define FIO_EUNKNOWN 9999
 
 /* Host errno to File-I/O errno: the same numbers where the list has them,
@@ -76,13 +75,6 @@ static void reply_result(struct rsp_session *s, long r)
 	rsp_out_send(s);
 }
 
-static void reply_malformed(struct rsp_session *s)
-{
-	rsp_out_reset(s);
-	rsp_out_fmt(s, "F-1,%x", FIO_EINVAL);
-	rsp_out_send(s);
-}
-
 static int have_files(struct rsp_session *s)
 {
 	const struct rsp_target_ops *o = s->ops;
@@ -101,7 +93,7 @@ int rsp_handle_file_setfs(struct rsp_session *s, const char *args)
 	if (!have_files(s))
 		return 0;
 	if (rsp_parse_hex(&args, &pid) < 0 || *args)
-		reply_malformed(s);
+		reply_result(s, -EINVAL);
 	else
 		reply_result(s, 0);
 	return 0;
@@ -152,7 +144,7 @@ int rsp_handle_file_open(struct rsp_session *s, const char *args)
 	reply_result(s, r);
 	return 0;
 malformed:
-	reply_malformed(s);
+	reply_result(s, -EINVAL);
 	return 0;
 }
 
@@ -167,7 +159,7 @@ int rsp_handle_file_pread(struct rsp_session *s, const char *args)
 	if (rsp_parse_hex_max(&args, INT_MAX, &fd) < 0 || *args++ != ',' ||
 	    rsp_parse_hex(&args, &count) < 0 || *args++ != ',' || rsp_parse_hex(&args, &off) < 0 ||
 	    *args) {
-		reply_malformed(s);
+		reply_result(s, -EINVAL);
 		return 0;
 	}
 	/* "F" and eight hex digits and ';' before the data. */
@@ -195,7 +187,7 @@ int rsp_handle_file_close(struct rsp_session *s, const char *args)
 	if (!have_files(s))
 		return 0;
 	if (rsp_parse_hex_max(&args, INT_MAX, &fd) < 0 || *args)
-		reply_malformed(s);
+		reply_result(s, -EINVAL);
 	else
 		reply_result(s, s->ops->file_close(s->t, (int)fd));
 	return 0;

@@ -64,11 +64,15 @@ void rsp_out_hex(struct rsp_session *s, const uint8_t *p, size_t n);
 void rsp_out_send(struct rsp_session *s);
 /* A whole reply: reset, STR, send. */
 void rsp_reply_str(struct rsp_session *s, const char *str);
+/* A whole reply: N bytes of P as hex. */
+void rsp_reply_hex(struct rsp_session *s, const uint8_t *p, size_t n);
 /* Room left in the reply being built. */
 size_t rsp_out_room(const struct rsp_session *s);
 
 /* ---- hex.c ---- */
 
+/* "0123456789abcdef" */
+extern const char rsp_hexdigits[];
 /* The value of hex digit C, or -1. */
 int rsp_hexval(int c);
 /* A hex number at *P, one digit at least, no sign, at most 64 bits;
@@ -103,8 +107,6 @@ int rsp_handle_thread_next(struct rsp_session *s, const char *args);
 
 /* ---- run.c: resuming and stop replies ---- */
 
-/* Keep STOP as the last stop and send its reply. */
-void rsp_send_stop(struct rsp_session *s, const struct rsp_stop *stop);
 int rsp_handle_query_stop(struct rsp_session *s, const char *args);
 int rsp_handle_vcont_query(struct rsp_session *s, const char *args);
 int rsp_handle_vcont(struct rsp_session *s, const char *args);
@@ -121,8 +123,6 @@ int rsp_handle_run(struct rsp_session *s, const char *args);
 int rsp_handle_read_regs(struct rsp_session *s, const char *args);
 int rsp_handle_read_reg(struct rsp_session *s, const char *args);
 int rsp_handle_read_mem(struct rsp_session *s, const char *args);
-/* 'X' (binary memory writes): not supported (the empty reply). */
-int rsp_handle_write(struct rsp_session *s, const char *args);
 int rsp_handle_write_reg(struct rsp_session *s, const char *args);
 int rsp_handle_write_regs(struct rsp_session *s, const char *args);
 int rsp_handle_write_mem(struct rsp_session *s, const char *args);

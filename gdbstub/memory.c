@@ -28,9 +28,7 @@ int rsp_handle_read_regs(struct rsp_session *s, const char *args)
 		rsp_reply_str(s, "E01");
 		return 0;
 	}
-	rsp_out_reset(s);
-	rsp_out_hex(s, s->data, len < RSP_REGS_SIZE ? len : RSP_REGS_SIZE);
-	rsp_out_send(s);
+	rsp_reply_hex(s, s->data, len < RSP_REGS_SIZE ? len : RSP_REGS_SIZE);
 	return 0;
 }
 
@@ -68,9 +66,7 @@ int rsp_handle_read_reg(struct rsp_session *s, const char *args)
 		rsp_reply_str(s, "E01");
 		return 0;
 	}
-	rsp_out_reset(s);
-	rsp_out_hex(s, s->data, (size_t)size);
-	rsp_out_send(s);
+	rsp_reply_hex(s, s->data, (size_t)size);
 	return 0;
 }
 
@@ -176,9 +172,7 @@ int rsp_handle_read_mem(struct rsp_session *s, const char *args)
 		rsp_reply_str(s, got == -EFAULT ? "E14" : "E01");
 		return 0;
 	}
-	rsp_out_reset(s);
-	rsp_out_hex(s, s->data, (size_t)got);
-	rsp_out_send(s);
+	rsp_reply_hex(s, s->data, (size_t)got);
 	return 0;
 }
 

@@ -83,15 +83,13 @@ void rsp_out_fmt(struct rsp_session *s, const char *fmt, ...)
 
 void rsp_out_hex(struct rsp_session *s, const uint8_t *p, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-
 	if (n > rsp_out_room(s) / 2) {
 		s->out_full = 1;
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		s->out[s->out_len++] = hex[p[i] >> 4];
-		s->out[s->out_len++] = hex[p[i] & 15];
+		s->out[s->out_len++] = rsp_hexdigits[p[i] >> 4];
+		s->out[s->out_len++] = rsp_hexdigits[p[i] & 15];
 	}
 }
 
@@ -108,6 +106,13 @@ void rsp_reply_str(struct rsp_session *s, const char *str)
 {
 	rsp_out_reset(s);
 	rsp_out_str(s, str);
+	rsp_out_send(s);
+}
+
+void rsp_reply_hex(struct rsp_session *s, const uint8_t *p, size_t n)
+{
+	rsp_out_reset(s);
+	rsp_out_hex(s, p, n);
 	rsp_out_send(s);
 }
 
@@ -174,16 +179,6 @@ static int handle_attached(struct rsp_session *s, const char *args)
 	return 0;
 }
 
-/* G, P, M, X: a replay cannot be written to. */
-int rsp_handle_write(struct rsp_session *s, const char *args)
-{
-	(void)args;
-	/* Unsupported: gdb's probe ("X addr,0:") then falls back to 'M', which
-	 * accepts a write of what is already there (memory.c). */
-	rsp_reply_str(s, "");
-	return 0;
-}
-
 /* D[;pid]: gdb lets go; the session ends. */
 static int handle_detach(struct rsp_session *s, const char *args)
 {
@@ -220,9 +215,8 @@ static int handle_vkill(struct rsp_session *s, const char *args)
 
 /* ---- the table ---- */
 
-#define EXACT  1 /* the name alone */
-#define ARGS   2 /* the name alone or followed by ':', ';' or ',' */
-#define BINARY 4 /* may carry NUL bytes */
+#define EXACT 1 /* the name alone */
+#define ARGS  2 /* the name alone or followed by ':', ';' or ',' */
 
 struct rsp_cmd {
 	const char *cmd;
@@ -231,7 +225,9 @@ struct rsp_cmd {
 };
 
 /* qOffsets, qTStatus, qSymbol and the rest unlisted get the empty reply:
- * gdb then takes the ELF file's addresses and no trace run. */
+ * gdb then takes the ELF file's addresses and no trace run. So does X
+ * (binary memory writes): gdb's probe of it then makes it write with M,
+ * which accepts a write of what is already there (memory.c). */
 static const struct rsp_cmd cmds[] = {
 	{ .cmd = "qSupported", .handler = handle_supported, .flags = ARGS },
 	{ .cmd = "QStartNoAckMode", .handler = handle_no_ack, .flags = EXACT },
@@ -255,7 +251,6 @@ static const struct rsp_cmd cmds[] = {
 	{ .cmd = "G", .handler = rsp_handle_write_regs },
 	{ .cmd = "P", .handler = rsp_handle_write_reg },
 	{ .cmd = "M", .handler = rsp_handle_write_mem },
-	{ .cmd = "X", .handler = rsp_handle_write, .flags = BINARY },
 	{ .cmd = "Z", .handler = rsp_handle_insert_bp },
 	{ .cmd = "z", .handler = rsp_handle_remove_bp },
 	{ .cmd = "vCont?", .handler = rsp_handle_vcont_query, .flags = EXACT },
@@ -299,7 +294,7 @@ static void dispatch(struct rsp_session *s)
 
 		if (!matches(c, pkt, len))
 			continue;
-		if (!(c->flags & BINARY) && memchr(pkt, 0, len)) {
+		if (memchr(pkt, 0, len)) { /* no packet of the table carries binary */
 			rsp_reply_str(s, "E01");
 			return;
 		}
@@ -374,9 +369,4 @@ int rsp_session_input(struct rsp_session *s, const uint8_t *bytes, size_t len)
 	if (s->err)
 		return s->err;
 	return s->ended;
-}
-
-void rsp_session_stopped(struct rsp_session *s, const struct rsp_stop *stop)
-{
-	rsp_send_stop(s, stop);
 }

@@ -62,7 +62,7 @@ static void out_stop(struct rsp_session *s, const struct rsp_stop *st)
 		rsp_out_fmt(s, "awatch:%" PRIx64 ";", st->watch_addr);
 }
 
-void rsp_send_stop(struct rsp_session *s, const struct rsp_stop *stop)
+void rsp_session_stopped(struct rsp_session *s, const struct rsp_stop *stop)
 {
 	s->last = *stop;
 	s->have_last = 1;
@@ -83,10 +83,10 @@ int rsp_handle_query_stop(struct rsp_session *s, const char *args)
 		struct rsp_stop st = { .kind = RSP_STOP_SIGNAL, .sig = SIGTRAP_GDB };
 
 		st.tid = rsp_current_tid(s);
-		rsp_send_stop(s, &st);
+		rsp_session_stopped(s, &st);
 		return 0;
 	}
-	rsp_send_stop(s, &s->last);
+	rsp_session_stopped(s, &s->last);
 	return 0;
 }
 
@@ -104,7 +104,7 @@ static void resume(struct rsp_session *s, enum rsp_resume how, int tid)
 		rsp_reply_str(s, "E01");
 		return;
 	}
-	rsp_send_stop(s, &st);
+	rsp_session_stopped(s, &st);
 }
 
 /* The thread a resume without a thread of its own is for: Hc's, else the
@@ -239,6 +239,6 @@ int rsp_handle_run(struct rsp_session *s, const char *args)
 		return 0;
 	}
 	s->gen_tid = s->cont_tid = 0;
-	rsp_send_stop(s, &st);
+	rsp_session_stopped(s, &st);
 	return 0;
 }

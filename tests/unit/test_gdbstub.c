@@ -79,12 +79,7 @@ static const char *show(const void *p, size_t n)
 
 /* ---- the framer ---- */
 
-struct feed {
-	enum rsp_event last;
-	int events; /* events other than RSP_NONE */
-};
-
-/* Feed N bytes; every byte but the last must give RSP_NONE unless ANY. */
+/* Feed N bytes; every byte but the last must give RSP_NONE. */
 static enum rsp_event feed(struct rsp_framer *f, const void *bytes, size_t n)
 {
 	const uint8_t *b = bytes;
