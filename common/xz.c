@@ -40,6 +40,8 @@ struct hm_xzw {
 struct hm_xzr {
 	lzma_stream s;
 	int fd;		    /* not ours to close */
+	off_t off;	    /* where the next bytes are read (-1: a pipe, read(2) it);
+			     * not the file's offset, which forks share */
 	int eof;	    /* read(2) returned 0: lzma_code() gets LZMA_FINISH */
 	int end;	    /* LZMA_STREAM_END seen */
 	int err;	    /* first error, returned by every later call */
@@ -165,6 +167,7 @@ int hm_xzr_open(struct hm_xzr **r, int fd)
 
 	nr->s = init;
 	nr->fd = fd;
+	nr->off = lseek(fd, 0, SEEK_CUR);
 	nr->eof = 0;
 	nr->end = 0;
 	nr->err = 0;
@@ -183,10 +186,13 @@ static int xzr_fill(struct hm_xzr *r)
 	ssize_t got;
 
 	do
-		got = read(r->fd, r->in, sizeof(r->in));
+		got = r->off < 0 ? read(r->fd, r->in, sizeof(r->in))
+				 : pread(r->fd, r->in, sizeof(r->in), r->off);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
 		return -errno;
+	if (r->off >= 0)
+		r->off += got;
 	if (got == 0)
 		r->eof = 1;
 	r->s.next_in = r->in;

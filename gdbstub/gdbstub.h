@@ -239,6 +239,12 @@ struct rsp_session;
 struct rsp_session *rsp_session_new(const struct rsp_target_ops *ops, void *target,
 				    int (*send)(void *io, const char *bytes, size_t len), void *io);
 void rsp_session_free(struct rsp_session *s);
+/* A session's state (what gdb said, what it was told), for a fork of hermit
+ * that takes the session over: its size, a copy into BUF, and the copy
+ * put into a session of the same program (its own buffers and calls kept). */
+size_t rsp_session_state_size(void);
+void rsp_session_save(const struct rsp_session *s, void *buf);
+void rsp_session_load(struct rsp_session *s, const void *buf);
 /*
  * Feed LEN bytes received from gdb; acks and replies go out through send.
  * 0; 1 when the session has ended (D, k, vKill: close the connection;

@@ -332,6 +332,30 @@ void rsp_session_free(struct rsp_session *s)
 	free(s);
 }
 
+size_t rsp_session_state_size(void)
+{
+	return sizeof(struct rsp_session);
+}
+
+void rsp_session_save(const struct rsp_session *s, void *buf)
+{
+	memcpy(buf, s, sizeof(*s));
+}
+
+void rsp_session_load(struct rsp_session *s, const void *buf)
+{
+	struct rsp_session keep = *s;
+
+	memcpy(s, buf, sizeof(*s));
+	s->ops = keep.ops;
+	s->t = keep.t;
+	s->send = keep.send;
+	s->io = keep.io;
+	s->tdesc = keep.tdesc;
+	s->threads = keep.threads;
+	hm_buf_reset(&s->threads); /* made again at offset 0 */
+}
+
 int rsp_session_input(struct rsp_session *s, const uint8_t *bytes, size_t len)
 {
 	for (size_t i = 0; i < len && !s->ended && !s->err; i++) {

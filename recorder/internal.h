@@ -178,6 +178,9 @@ struct rec {
 	int dbg_started;	  /* debugger: the first exec was seen */
 	int event_write_failed;
 	int vdso_warned;
+	uint64_t event_frames; /* replay: frames when the last event was taken */
+	pid_t last_vpid;       /* the newest guest task's pid in its namespace */
+	int ran_since_event;   /* replay: a guest task was resumed since */
 };
 
 enum rec_action {
@@ -228,6 +231,11 @@ struct rec_syscall {
  * guest; the result is OK, or -EFAULT when ADDR is not writable. */
 enum rec_action rec_reply_mem(struct task *t, struct rec_call *c, uint64_t addr, const void *p,
 			      size_t n, long ok);
+
+/* checkpoint.c: T, the running task, is about to be resumed (RESUME_CONT,
+ * no signal): a checkpoint can be made if nothing ran since the last event
+ * and T is the only guest task; in a revived copy, goes on from here. */
+void rec_cp_offer(struct rec *r, struct task *t);
 
 /* sched.c: tasks, the run queue, waits and the choice of the next task */
 struct task *rec_task_find(struct rec *r, pid_t tid);

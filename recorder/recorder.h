@@ -98,7 +98,11 @@ struct rec_dbg_thread {
 	int index; /* creation order: the task number of events */
 };
 
+struct rec;    /* a run (recorder/internal.h) */
+struct rec_cp; /* a moment a checkpoint can be made (recorder/checkpoint.c) */
+
 struct rec_dbg_stop {
+	struct rec *run;		      /* the run that stopped */
 	pid_t tid;			      /* the stopped task */
 	pid_t tgid;			      /* its process */
 	int index;			      /* its task number */
@@ -126,7 +130,29 @@ struct rec_debugger {
 	/* The program's main thread exits (frames taken so far): 1 to stop
 	 * there, before it is gone. */
 	int (*at_exit)(void *ctx, uint64_t frames);
+	/* (May be NULL.) A checkpoint can be made: the guest is one process
+	 * of one thread, stopped right after frame FRAMES was taken, before it
+	 * ran again. The debugger may copy it with rec_cp_copy and keep the
+	 * copy in a fork of hermit. Returns 1 in a fork whose copy was revived
+	 * (rec_cp_revive): the replay goes on from here, in this process; 2
+	 * in one where that failed: the run ends. Else 0. */
+	int (*checkpoint)(void *ctx, uint64_t frames, struct rec_cp *cp);
 };
+
+/* Copy the guest at checkpoint CP (kept in CP): 0, or -errno when it
+ * cannot be copied now (hm_debug says why). */
+int rec_cp_copy(struct rec_cp *cp);
+/* In a fork of hermit made after rec_cp_copy, whose run was left by the
+ * process that traced it (rec_abandon): bring the copy back as the guest
+ * and trace everything again; the guest's new host pid in *PID. 0, or
+ * -errno (the run cannot go on). */
+int rec_cp_revive(struct rec_cp *cp, pid_t *pid);
+/* Kill CP's copy (a fork of hermit that keeps it ends). */
+void rec_cp_drop(struct rec_cp *cp);
+/* Leave RUN to a fork that revives a checkpoint: kill its guest, wait
+ * until it is gone, and stop tracing hermit's helpers (setup, init), so
+ * that the namespace lives on. The caller exits after. */
+void rec_abandon(struct rec *run);
 
 struct rec_options {
 	char *const *argv;	    /* guest command */

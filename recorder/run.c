@@ -106,6 +106,8 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 		}
 		r->opts->source->take(r->opts->source->ctx);
 		r->frames++;
+		r->event_frames = r->frames;
+		r->ran_since_event = 0;
 		if (r->opts->debugger &&
 		    r->opts->debugger->at_event(r->opts->debugger->ctx, r->frames, t->index))
 			r->dbg_stop_next = 1;
@@ -187,6 +189,7 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 	c->index = r->next_index++;
 	c->resume = RESUME_CONT;
 	tracer_task_ids(tid, &c->tgid, &c->vtid);
+	r->last_vpid = c->vtid;
 	if (vfork)
 		c->vfork_parent = p->tid;
 	rec_preempt_new_task(r, c);

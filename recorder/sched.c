@@ -119,7 +119,7 @@ int rec_debug_stop(struct rec *r, struct task *t)
 {
 	const struct rec_debugger *d = r->opts->debugger;
 	struct rec_dbg_thread *threads = xcalloc(r->ntasks + 1, sizeof(*threads));
-	struct rec_dbg_stop st = { t->tid, t->tgid, t->index, r->frames, threads, 0 };
+	struct rec_dbg_stop st = { r, t->tid, t->tgid, t->index, r->frames, threads, 0 };
 	enum rec_dbg_go go;
 
 	for (size_t i = 0; i < r->ntasks; i++) {
@@ -152,6 +152,10 @@ int rec_resume(struct task *t, enum resume_mode mode, int sig)
 {
 	int err;
 
+	if (debugged && !t->system && mode == RESUME_CONT && !sig)
+		rec_cp_offer(debugged, t);
+	else if (debugged && !t->system)
+		debugged->ran_since_event = 1;
 	/* (The stepping task's own resumes do not count as "another's".) */
 	if (debugged && !t->system &&
 	    (debugged->dbg_pending == t ||

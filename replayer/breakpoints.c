@@ -36,18 +36,40 @@ void replay_dbg_remove_bps(struct dbg *d)
 
 struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr)
 {
+	struct bp *internal = NULL;
+
 	for (size_t i = 0; i < d->nbps; i++) {
+		if (d->bps[i].addr == addr && !d->bps[i].internal)
+			return &d->bps[i];
 		if (d->bps[i].addr == addr)
+			internal = &d->bps[i];
+	}
+	return internal;
+}
+
+struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr)
+{
+	/* (A seek's own may be there beside one gdb took out.) */
+	for (size_t i = 0; i < d->nbps; i++) {
+		if (d->bps[i].addr == addr && !d->bps[i].removed)
 			return &d->bps[i];
 	}
 	return NULL;
 }
 
-struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr)
+void replay_dbg_target_bp(struct dbg *d, uint64_t pc)
 {
-	struct bp *b = replay_dbg_bp_find(d, addr);
-
-	return b && !b->removed ? b : NULL;
+	for (size_t i = 0; i < d->nbps; i++) {
+		if (!d->bps[i].internal)
+			continue;
+		if (d->bps[i].inserted)
+			tracer_poke_byte(d->tgid, d->bps[i].addr, &d->bps[i].orig, NULL);
+		d->bps[i--] = d->bps[--d->nbps];
+	}
+	if (!pc || replay_dbg_bp_at(d, pc) || d->nbps == MAX_BPS)
+		return;
+	d->bps[d->nbps] = (struct bp){ .addr = pc, .internal = 1 };
+	d->nbps++;
 }
 
 /* gdb resumes: what it took out and did not put back is gone. */

@@ -163,7 +163,10 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 	}
 	b = replay_dbg_bp_find(d, addr);
 	if (insert) {
-		if (b && b->removed) {
+		if (b && b->internal) {
+			b->internal = 0; /* gdb's now, its hits not all known */
+			b->whole = 0;
+		} else if (b && b->removed) {
 			/* Put back with only single steps since it was taken out
 			 * (gdb steps off a breakpoint that way): none missed. */
 			b->whole = b->whole && b->removed_at == d->conts;
@@ -282,6 +285,10 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		snprintf(out, size, "%s (%" PRIu64 " events replayed)\n", where, d->frames);
 		return 0;
 	}
+	if (strcmp(cmd, "checkpoints") == 0) {
+		replay_cp_describe(d, out, size);
+		return 0;
+	}
 	if (sscanf(cmd, "goto %llu", &n) == 1) {
 		struct pos p = { n ? AT_EVENT : AT_START, n, 0, 0, 0, 0, 0 };
 
@@ -295,8 +302,9 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		return 0;
 	}
 	snprintf(out, size,
-		 "hermit monitor commands:\n  when      where the replay is\n"
-		 "  goto N    go to event N (forwards or backwards)\n");
+		 "hermit monitor commands:\n  when         where the replay is\n"
+		 "  goto N       go to event N (forwards or backwards)\n"
+		 "  checkpoints  the events reverse execution starts from\n");
 	return 0;
 }
 
@@ -366,7 +374,8 @@ static void reply_stop(struct dbg *d, int vtid)
 	st.reason = d->reason;
 	/* A breakpoint passed on the way (a seek's silent part) is no reason
 	 * for a stop that is not at a hit: a step's stop has none. */
-	if (st.reason == RSP_REASON_SWBREAK && !(d->cur.anchor == AT_TRAP && !d->cur.steps))
+	if (st.reason == RSP_REASON_SWBREAK &&
+	    !(d->cur.anchor == AT_TRAP && !d->cur.steps && replay_dbg_bp_at(d, d->cur.pc)))
 		st.reason = RSP_REASON_NONE;
 	st.watch_addr = d->watch_addr;
 	if (d->owe_reply)
@@ -381,6 +390,7 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 	pid_t tid = st->tid;
 
 	d->mode = LIVE;
+	replay_dbg_target_bp(d, 0);
 	replay_dbg_insert_bps(d);
 	replay_dbg_set_watchpoints(d);
 	if (d->arrive_reason) {
@@ -422,7 +432,7 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 /* ---- the session: replays until gdb leaves ---- */
 
 int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *source,
-		 int (*reopen)(void *ctx), void *reopen_ctx)
+		 int (*reopen)(void *ctx), void *reopen_ctx, int life_fd)
 {
 	struct dbg d;
 	struct rec_debugger hooks = { &d,
@@ -430,11 +440,13 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				      replay_dbg_trap,
 				      replay_dbg_at_event,
 				      replay_dbg_at_start,
-				      replay_dbg_at_exit };
+				      replay_dbg_at_exit,
+				      replay_dbg_checkpoint };
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));
 	d.rc = rc;
+	replay_cp_init(&d, life_fd);
 	d.fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (d.fd < 0) {
 		hm_error("cannot accept gdb's connection: %s", hm_strerror(errno));
@@ -471,6 +483,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		rc->opts.quiet = runs > 1; /* the output was shown once */
 		err = rec_run(&rc->opts, &res);
 		d.stop = NULL;
+		replay_cp_drop_all(&d); /* their copies ended with the run */
 		if (err)
 			break;
 		if (d.quit || d.rerun)
@@ -490,6 +503,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 			d.owe_reply = 0;
 		}
 		d.mode = AT_END;
+		replay_dbg_target_bp(&d, 0);
 		while (!d.quit && !d.rerun) {
 			serve(&d);
 			if (d.quit || d.rerun)

@@ -84,6 +84,16 @@ struct bp {
 	int whole;	     /* set since the replay's start: its hits are all in `hits` */
 	int removed;	     /* gdb took it out (it may put it back) */
 	uint64_t removed_at; /* the number of continues when it was taken out */
+	int internal;	     /* not gdb's: a seek's target is a trap here (seek.c) */
+};
+
+#define MAX_HOLDERS 16
+
+/* A checkpoint: a fork of hermit that keeps the replay at an event
+ * (checkpoint.c), and the socket to it. */
+struct holder {
+	uint64_t frames;
+	int fd;
 };
 
 struct dbg {
@@ -151,6 +161,18 @@ struct dbg {
 	uint64_t wfound_addr;
 	int arrive_reason; /* TO_POS: the stop reason at the target (0: by position) */
 	uint64_t arrive_addr;
+
+	/* checkpoints (checkpoint.c) */
+	struct holder holders[MAX_HOLDERS]; /* by event, earliest first */
+	size_t nholders;
+	int cp_off;	      /* HERMIT_CHECKPOINTS=0, or no life_fd */
+	int life_fd;	      /* closes when `hermit replay` ends: holders end too */
+	uint64_t cp_every;    /* events between checkpoints */
+	uint64_t cp_last;     /* the event of the last one made */
+	uint64_t scan_base;   /* SCAN: the checkpoint's event it started from (0: the start) */
+	uint64_t cp_restores; /* seeks that started from a checkpoint */
+	struct bp copy_bps[MAX_BPS]; /* a holder: the breakpoints in its copy's memory */
+	size_t ncopy_bps;
 };
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -172,6 +194,9 @@ struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr);
 /* The breakpoint at ADDR that is set (NULL: none). */
 struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr);
 void replay_dbg_purge_bps(struct dbg *d);
+/* A seek to a trap at PC: a breakpoint there while it runs, if gdb has
+ * none (positions count the traps of breakpoints); 0 drops it. */
+void replay_dbg_target_bp(struct dbg *d, uint64_t pc);
 enum rec_dbg_go replay_dbg_go_on(struct dbg *d, pid_t tid, int step);
 
 /* ---- watch.c: watchpoints ---- */
@@ -200,5 +225,20 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
 int replay_dbg_at_event(void *ctx, uint64_t frames, int index);
 int replay_dbg_at_exit(void *ctx, uint64_t frames);
 int replay_dbg_at_start(void *ctx);
+
+/* ---- checkpoint.c: checkpoints ---- */
+
+/* No checkpoints yet; LIFE_FD < 0: none ever. */
+void replay_cp_init(struct dbg *d, int life_fd);
+/* struct rec_debugger's checkpoint hook, CTX a struct dbg. */
+int replay_dbg_checkpoint(void *ctx, uint64_t frames, struct rec_cp *cp);
+/* A seek is planned (d->mode, d->target, d->rerun): when a checkpoint
+ * comes before its target, leave RUN to that checkpoint's holder and exit;
+ * return only when there is none (replay from the start). */
+void replay_cp_restore(struct dbg *d, struct rec *run);
+/* For `monitor checkpoints`: where they are. */
+void replay_cp_describe(const struct dbg *d, char *out, size_t size);
+/* End every holder (their guest copies die with the run's namespace). */
+void replay_cp_drop_all(struct dbg *d);
 
 #endif /* HERMIT_REPLAYER_INTERNAL_H */

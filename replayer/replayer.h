@@ -92,8 +92,10 @@ int replay_gdb(const struct replay_options *o);
 
 /* Accept gdb on LISTEN_FD and replay RC for it, again and again as it
  * goes back, until it leaves; REOPEN rewinds SOURCE before each replay
- * after the first. The last replay's exit status. */
+ * after the first. LIFE_FD (>= 0: checkpoints are made) is a pipe whose
+ * far end `hermit replay` holds: it ends the checkpoints' processes when
+ * that process ends. The last replay's exit status. */
 int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *source,
-		 int (*reopen)(void *ctx), void *reopen_ctx);
+		 int (*reopen)(void *ctx), void *reopen_ctx, int life_fd);
 
 #endif /* HERMIT_REPLAYER_H */

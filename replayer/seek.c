@@ -11,7 +11,7 @@
  * one task runs, and the replay is deterministic, so a replay from the
  * start reaches each anchor again.
  *
- * Reverse execution replays from the start, silently (the guest's output
+ * Reverse execution replays again, silently (the guest's output
  * is not shown again), to a position computed from the current one:
  *   reverse-continue  the last breakpoint hit before the current position
  *                     is the target (none: the start, "replaylog:begin"):
@@ -25,7 +25,9 @@
  *   reverse-stepi     n - 1 steps after the anchor when n > 0; at an anchor,
  *                     a first pass single-steps from the event before it to
  *                     count the instructions in between.
- * No checkpoints yet: each reverse step replays from the start.
+ * Each replay starts from the latest checkpoint before its target
+ * (checkpoint.c), or from the start when there is none. A search pass
+ * from a checkpoint that finds nothing searches the stretch before it.
  */
 #include "config.h"
 
@@ -46,10 +48,19 @@ static void moved(struct dbg *d)
 	d->moves++;
 }
 
+/* Whether P is a pass of one of gdb's breakpoints (not a seek's own). */
+static int gdbs_hit(struct dbg *d, const struct pos *p)
+{
+	struct bp *b = replay_dbg_bp_at(d, p->pc);
+
+	return b && !b->internal;
+}
+
 /* `cur`, just reached, is a pass of a breakpoint: a hit of this replay. */
 static void hit_here(struct dbg *d)
 {
-	replay_hits_add(&d->hits, &d->cur, d->moves);
+	if (gdbs_hit(d, &d->cur))
+		replay_hits_add(&d->hits, &d->cur, d->moves);
 }
 
 static int is_whole_bp(void *ctx, uint64_t pc)
@@ -99,6 +110,8 @@ void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 	d->wend = d->wbound_hit = 0;
 	d->wfound_kind = 0;
 	d->wstep = d->over = 0; /* a forward watch or step of the replay left */
+	d->scan_base = 0;
+	replay_dbg_target_bp(d, target->anchor == AT_TRAP ? target->pc : 0);
 }
 
 static int same_anchor(const struct pos *a, const struct pos *b)
@@ -179,6 +192,8 @@ static int is_hit(const struct pos *p)
 
 static void note_hit(struct dbg *d, const struct pos *p)
 {
+	if (p->anchor == AT_TRAP && !p->steps && !gdbs_hit(d, p))
+		return;
 	d->last_hit = *p;
 	d->have_hit = 1;
 	d->hit_move = d->moves;
@@ -204,6 +219,12 @@ void replay_dbg_finish_scan(struct dbg *d, int alive)
 	}
 	if (d->have_hit) {
 		replay_dbg_seek(d, TO_POS, &d->last_hit);
+	} else if (d->scan_base) {
+		/* Nothing since the checkpoint the scan started from: scan the
+		 * stretch before it. */
+		struct pos from = { AT_EVENT, d->scan_base, 0, 0, 0, 0, 0 };
+
+		replay_dbg_seek(d, SCAN, &from);
 	} else {
 		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
 
@@ -212,9 +233,21 @@ void replay_dbg_finish_scan(struct dbg *d, int alive)
 	}
 }
 
+static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st);
+
 enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 {
 	struct dbg *d = ctx;
+	enum rec_dbg_go go = stopped(d, st);
+
+	/* A seek: from a checkpoint, when one comes before its target. */
+	if (go == REC_DBG_KILL && d->rerun && !d->quit)
+		replay_cp_restore(d, st->run);
+	return go;
+}
+
+static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
+{
 
 	d->stop = st;
 	if (!d->tgid)

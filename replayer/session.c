@@ -9,11 +9,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -211,6 +213,58 @@ static int wait_for_gdb(int listen_fd, pid_t gdb)
 	}
 }
 
+/*
+ * Serve gdb in a child, and wait for the replay's status. With checkpoints
+ * the process that serves gdb changes (replayer/checkpoint.c): each one
+ * that takes over descends from the first, and the last one writes the
+ * status to a pipe. This process is their subreaper; when it ends, LIFE's
+ * far end closes and the checkpoints' processes that are left end too.
+ */
+static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_source *source,
+			struct rewind *rw)
+{
+	int status_pipe[2], life[2], status = HM_EXIT_INTERNAL;
+	pid_t server;
+
+	if (pipe2(status_pipe, O_CLOEXEC) < 0)
+		return HM_EXIT_INTERNAL;
+	if (pipe2(life, O_CLOEXEC) < 0) {
+		close(status_pipe[0]);
+		close(status_pipe[1]);
+		return HM_EXIT_INTERNAL;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	fflush(NULL);
+	server = fork();
+	if (server == 0) {
+		close(status_pipe[0]);
+		close(life[1]);
+		status = replay_debug(rc, listen_fd, source, rewind_log, rw, life[0]);
+		hm_write_all(status_pipe[1], &status, sizeof(status));
+		fflush(NULL);
+		_exit(0);
+	}
+	close(status_pipe[1]);
+	close(life[0]);
+	if (server < 0) {
+		hm_error("cannot start the replay: %s", hm_strerror(errno));
+	} else {
+		ssize_t n;
+
+		do
+			n = read(status_pipe[0], &status, sizeof(status));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(status))
+			status = HM_EXIT_INTERNAL;
+	}
+	close(status_pipe[0]);
+	close(life[1]);
+	/* Whatever is left: the server that wrote, checkpoints ending. */
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
+	return status;
+}
+
 int replay_gdb(const struct replay_options *o)
 {
 	char *id, path[4096], target[64];
@@ -264,7 +318,7 @@ int replay_gdb(const struct replay_options *o)
 		status = HM_EXIT_INTERNAL;
 		goto out_gdb;
 	}
-	status = replay_debug(&rc, fd, &source, rewind_log, &rw);
+	status = serve_replay(&rc, fd, &source, &rw);
 	replay_log_close(src.log);
 out_gdb:
 	if (gdb > 0) {

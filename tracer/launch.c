@@ -44,11 +44,6 @@
 #include "common/common.h"
 #include "tracer.h"
 
-#define PTRACE_OPTIONS                                                                            \
-	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESECCOMP |                   \
-	 PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)
-
 /* Write all of BUF, for the few bytes the launch protocol sends. */
 static int read_byte(int fd)
 {
@@ -441,8 +436,9 @@ static void put_files_in_place(char *const *binds, const int *held, char *const 
 		int err = 0;
 
 		if (!in_private(path))
-			hm_debug("replay: cannot put '%s' back as it was: its folder is not private",
-				 path);
+			hm_debug(
+				"replay: cannot put '%s' back as it was: its folder is not private",
+				path);
 		else if (!*file)
 			err = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 		else
@@ -611,7 +607,7 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 
 static int seize(pid_t pid)
 {
-	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_OPTIONS) < 0) {
+	if (ptrace(PTRACE_SEIZE, pid, 0, TRACER_PTRACE_OPTIONS) < 0) {
 		int err = -errno;
 
 		hm_error("cannot trace process %d: %s", pid, hm_strerror(err));

@@ -162,6 +162,25 @@ static void write_sites(struct proc *p, int arm)
 	}
 }
 
+int tracer_sites_rename(pid_t from, pid_t to)
+{
+	struct proc *p = proc_find(from);
+	char path[64];
+	int fd;
+
+	if (!p)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/mem", to);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (p->mem >= 0)
+		close(p->mem);
+	p->mem = fd;
+	p->tgid = to;
+	return 0;
+}
+
 int tracer_sites_armed(pid_t tgid)
 {
 	return proc_find(tgid) != NULL;

@@ -30,16 +30,16 @@ struct tracer_launch {
 	int network_host;		 /* keep the host's network namespace */
 	const struct tracer_trap *traps; /* syscalls to stop on */
 	size_t ntraps;
-	int cpus;	    /* CPUs the guest sees in /sys (namespaces only) */
-	const char *cwd;    /* chdir here before exec; NULL: stay */
-	char *const *binds; /* pairs (file, path): FILE appears at PATH in the guest's mount
+	int cpus;	     /* CPUs the guest sees in /sys (namespaces only) */
+	const char *cwd;     /* chdir here before exec; NULL: stay */
+	char *const *binds;  /* pairs (file, path): FILE appears at PATH in the guest's mount
 			     * namespace (a bind mount; an overlay where PATH is gone) */
 	char *const *before; /* pairs (file or "", path): put FILE's content at PATH, or
 			      * remove PATH when "", in the private view below */
-	int private_files; /* a copy-on-write view of the file system: the guest's writes
+	int private_files;   /* a copy-on-write view of the file system: the guest's writes
 			    * stay in memory (a replay must not change the world) */
-	int quiet;	   /* the guest's stdout and stderr go to /dev/null */
-	const int *fds;	   /* when not NULL, ended by -1: the descriptors the guest starts
+	int quiet;	     /* the guest's stdout and stderr go to /dev/null */
+	const int *fds;	     /* when not NULL, ended by -1: the descriptors the guest starts
 			    * with (a replay: those of the recording); others are closed,
 			    * missing ones open /dev/null */
 };
@@ -136,6 +136,38 @@ int tracer_auxv(pid_t tid, unsigned long type, uint64_t *value);
  */
 int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret);
 
+/* What every guest task is traced with (expanded where sys/ptrace.h is). */
+#define TRACER_PTRACE_OPTIONS                                                                     \
+	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
+	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESECCOMP |                   \
+	 PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)
+
+/* checkpoint.c: copies of a guest process for a replay's checkpoints. */
+struct tracer_copy {
+	pid_t pid;		      /* the copy: stopped, untraced */
+	struct user_regs_struct regs; /* the original's at the copy */
+};
+/* Whether stopped process TID can be copied: 0, or -EAGAIN with WHY (it
+ * has threads, descriptors other than files that FD_OK does not allow,
+ * shared writable memory). */
+int tracer_copy_check(pid_t tid, int (*fd_ok)(void *ctx, int fd), void *ctx, char *why,
+		      size_t size);
+/* Copy TID, stopped at a syscall-exit stop or at a seccomp stop of a
+ * skipped call (else -EAGAIN); TID is left as it was. */
+int tracer_copy_make(pid_t tid, struct tracer_copy *c);
+/* A new process from copy C, with pid NSPID in its namespace (free, or
+ * freed within 2 s), C's memory and registers, traced by the caller and
+ * stopped: its host pid in *OUT. C stays as it was. */
+int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t *out);
+/* A process just revived (PID, registers AT): the next pid its namespace
+ * gives is LAST_PID + 1, as when the copy was made; its stdout and stderr
+ * go to /dev/null. 0, or -errno when the pid could not be set. */
+int tracer_copy_settle(pid_t pid, const struct user_regs_struct *at, pid_t last_pid);
+/* Trace PID (not traced by anyone) with TRACER_PTRACE_OPTIONS. */
+int tracer_seize(pid_t pid);
+/* Stop tracing PID, which runs or waits, letting it go on. */
+int tracer_detach(pid_t pid);
+
 /* ---- vdso.c ---- */
 
 /*
@@ -189,6 +221,8 @@ int tracer_sites_armed(pid_t tgid);
  * or take them out of the child's code. */
 int tracer_sites_fork(pid_t parent_tgid, pid_t child_tgid, pid_t child_tid, int keep);
 void tracer_sites_drop(pid_t tgid);
+/* Process FROM is process TO now (a checkpoint revived in its place). */
+int tracer_sites_rename(pid_t from, pid_t to);
 /* If TID's SIGTRAP is a site's breakpoint: step over the instruction,
  * put the breakpoint back (budget permitting), set *SITE and return 1.
  * 2 when the instruction faulted: *SITE is then the signal to deliver.
@@ -226,6 +260,8 @@ int tracer_bp_active(uint64_t *addr, pid_t *tgid);
  */
 int tracer_blockwatch_start(void);
 void tracer_blockwatch_stop(void);
+/* In a fork of hermit, which has no watch thread: start one. */
+int tracer_blockwatch_restart(void);
 void tracer_blockwatch_set(pid_t tid);
 /* Also wake the tracer, for good, once NS of wall time have passed. */
 void tracer_blockwatch_deadline(int64_t ns);

@@ -6,7 +6,9 @@
 # breakpoints, threads, globals and locals, reverse-continue (from hits it
 # knows and by searching), reverse-stepi, reverse-finish, reverse-step,
 # reverse-next, a watchpoint forwards and backwards, `monitor when` and
-# `monitor goto` (its exit status is the verdict).
+# `monitor goto` (its exit status is the verdict); the same with checkpoints
+# made wherever they can be, and tests/gdb/checkpoints.py on a long
+# one-thread program, with and without checkpoints.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -18,26 +20,62 @@ st=$?
 [ "$st" = 0 ] || { cat "$WORK/rec.err" >&2; fail "recording gdbtwo exited $st"; }
 grep -qx 'counter 33' "$WORK/rec" || fail "gdbtwo printed: $(cat "$WORK/rec")"
 
-timeout -k 5 120 "$HERMIT" replay --gdbserver-only >"$WORK/serve" 2>"$WORK/serve.err" &
-server=$!
-port=
-for i in $(seq 1 100); do
-	port=$(sed -n 's/.*127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$WORK/serve")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { kill "$server"; cat "$WORK/serve.err" >&2; fail "hermit replay did not print its port"; }
-grep -q "^gdb -ex 'target extended-remote 127.0.0.1:$port' /" "$WORK/serve" ||
-	fail "the gdb command printed is not right: $(cat "$WORK/serve")"
-# Only loopback: nothing listens on another address.
-if command -v ss >/dev/null 2>&1; then
-	ss -ltn | grep ":$port " | grep -vq '127.0.0.1:' && fail "port $port listens beyond 127.0.0.1"
-fi
+# serve NAME SCRIPT PROGRAM: serve the latest recording, run gdb with
+# SCRIPT on PROGRAM against it; the output in $WORK/NAME.out, the server's
+# in $WORK/NAME.serve(.err). Fails unless the script says PASS.
+serve() {
+	name=$1 script=$2 program=$3
+	timeout -k 5 120 "$HERMIT" replay --gdbserver-only >"$WORK/$name.serve" \
+		2>"$WORK/$name.serve.err" &
+	server=$!
+	port=
+	for i in $(seq 1 100); do
+		port=$(sed -n 's/.*127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$WORK/$name.serve")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	if [ -z "$port" ]; then
+		kill "$server"
+		cat "$WORK/$name.serve.err" >&2
+		fail "$name: hermit replay did not print its port"
+	fi
+	if ! grep -q "^gdb -ex 'target extended-remote 127.0.0.1:$port' /" "$WORK/$name.serve"; then
+		kill "$server"
+		fail "$name: the gdb command printed is not right: $(cat "$WORK/$name.serve")"
+	fi
+	if command -v ss >/dev/null 2>&1 && ss -ltn | grep ":$port " | grep -vq '127.0.0.1:'; then
+		kill "$server"
+		fail "$name: port $port listens beyond 127.0.0.1"
+	fi
+	HERMIT_GDB_PORT=$port timeout -k 5 120 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
+		"$program" >"$WORK/$name.out" 2>&1
+	st=$?
+	wait "$server"
+	[ "$st" = 0 ] && grep -qx PASS "$WORK/$name.out" ||
+		{ cat "$WORK/$name.out" "$WORK/$name.serve.err" >&2; fail "$name: the gdb script failed ($st)"; }
+}
 
-HERMIT_GDB_PORT=$port timeout -k 5 120 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/replay.py" \
-	"$GUESTS/gdbtwo" >"$WORK/gdb.out" 2>&1
+serve replay replay.py "$GUESTS/gdbtwo"
+# The same, with a checkpoint wherever one can be made (before the
+# workers start and after they end): every search and seek that can
+# starts from one, and the answers must not change.
+HERMIT_CHECKPOINT_EVERY=1 serve replay-checkpoints replay.py "$GUESTS/gdbtwo"
+
+# Checkpoints (replayer/checkpoint.c) on a one-thread program of 6,000
+# events, one every 500: reverse-continue to a breakpoint set late, a
+# goto, reverse-stepi. Without checkpoints the stops must be the same.
+export HERMIT_DATA_DIR="$WORK/ticks"
+hm "$WORK/rec-ticks" record start -- "$GUESTS/ticks"
 st=$?
-wait "$server"
-[ "$st" = 0 ] && grep -qx PASS "$WORK/gdb.out" ||
-	{ cat "$WORK/gdb.out" "$WORK/serve.err" >&2; fail "the gdb script failed ($st)"; }
+[ "$st" = 0 ] || { cat "$WORK/rec-ticks.err" >&2; fail "recording ticks exited $st"; }
+grep -qx 'ticks 6000' "$WORK/rec-ticks" || fail "ticks printed: $(cat "$WORK/rec-ticks")"
+CHECKPOINTS=1 HERMIT_CHECKPOINT_EVERY=500 serve ticks checkpoints.py "$GUESTS/ticks"
+CHECKPOINTS=0 HERMIT_CHECKPOINTS=0 serve ticks-none checkpoints.py "$GUESTS/ticks"
+grep '^STOP ' "$WORK/ticks.out" >"$WORK/ticks.stops"
+grep '^STOP ' "$WORK/ticks-none.out" >"$WORK/ticks-none.stops"
+[ -s "$WORK/ticks.stops" ] && cmp -s "$WORK/ticks.stops" "$WORK/ticks-none.stops" ||
+	{ diff "$WORK/ticks.stops" "$WORK/ticks-none.stops" >&2; fail "checkpoints changed the stops"; }
+# The program's output once: a revived checkpoint writes to /dev/null.
+n=$(grep -c '^ticks 6000$' "$WORK/ticks.serve")
+[ "$n" = 1 ] || fail "the replay printed the program's output $n times"
 exit 0

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The recorder's side of a replay's checkpoints (DESIGN.md "Replay"; the
+ * policy, where and how many, is the debugger's: replayer/checkpoint.c).
+ *
+ * A checkpoint is a moment right after an event, before the guest runs
+ * again, when the guest is one process of one thread: tracer/checkpoint.c
+ * copies that process, and the debugger keeps the copy in a fork of
+ * hermit, whose memory holds this run's state at the same moment. To go
+ * back there, the process that traces the guest leaves the run
+ * (rec_abandon: its guest killed, hermit's helpers let go), and the fork
+ * revives the copy with the original's pid in the guest's namespace, gives
+ * the run's records of the old process the new one's host pid, and goes on
+ * from rec_resume, where the copy was made.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "internal.h"
+#include "tracer/tracer.h"
+
+struct rec_cp {
+	struct rec *r;
+	struct task *t;
+	struct tracer_copy copy;
+};
+
+/* The only guest task, or NULL. */
+static struct task *only_guest(struct rec *r)
+{
+	struct task *one = NULL;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->system == 1)
+			continue;
+		if (one)
+			return NULL;
+		one = r->tasks[i];
+	}
+	return one;
+}
+
+void rec_cp_offer(struct rec *r, struct task *t)
+{
+	const struct rec_debugger *d = r->opts->debugger;
+	struct rec_cp cp = { r, t, { 0 } };
+	uint64_t addr;
+	pid_t tgid;
+	int first = !r->ran_since_event;
+
+	r->ran_since_event = 1;
+	if (!d->checkpoint || !first || r->frames != r->event_frames || r->frames == 0 ||
+	    r->running != t || only_guest(r) != t || t->tid != t->tgid || r->dbg_pending ||
+	    r->dbg_step || r->ndeferred || r->nown || tracer_bp_active(&addr, &tgid))
+		return;
+	switch (d->checkpoint(d->ctx, r->frames, &cp)) {
+	case 1:
+		break;
+	case 2:
+		rec_end_run(r, HM_EXIT_INTERNAL);
+		r->diverged = 1; /* ended on purpose: nothing to compare */
+		return;
+	default:
+		return;
+	}
+	/* A revived copy: the replay is here again, and its debugger may
+	 * want to stop at this event (it did not ask the first time). */
+	r->ran_since_event = 1;
+	r->dbg_pending = NULL;
+	r->dbg_step = 0;
+	r->dbg_stop_next = d->at_event(d->ctx, r->frames, t->index);
+}
+
+/* A pipe or socket from outside is the same in the copy, but the replay
+ * answers its reads from the log: nothing the guest sees depends on it. */
+static int outside_ok(void *ctx, int fd)
+{
+	struct rec_cp *cp = ctx;
+
+	return rec_fd_from_outside(cp->r, cp->t->tid, fd);
+}
+
+int rec_cp_copy(struct rec_cp *cp)
+{
+	char why[128];
+	int err = tracer_copy_check(cp->t->tid, outside_ok, cp, why, sizeof(why));
+
+	if (err) {
+		hm_debug("no checkpoint at event %llu: %s", (unsigned long long)cp->r->frames, why);
+		return err;
+	}
+	err = tracer_copy_make(cp->t->tid, &cp->copy);
+	if (err)
+		hm_debug("no checkpoint at event %llu: cannot copy the process: %s",
+			 (unsigned long long)cp->r->frames, hm_strerror(err));
+	return err;
+}
+
+void rec_cp_drop(struct rec_cp *cp)
+{
+	if (cp->copy.pid > 0)
+		kill(cp->copy.pid, SIGKILL);
+	cp->copy.pid = 0;
+}
+
+/* The run's records of process FROM are now of process TO. */
+static void rename_process(struct rec *r, pid_t from, pid_t to)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->tgid == from) {
+			r->tasks[i]->tgid = to;
+			r->tasks[i]->tid = to;
+		}
+	}
+	for (size_t i = 0; i < r->ntimers; i++) {
+		if (r->timers[i].tgid == from)
+			r->timers[i].tgid = to;
+		if (r->timers[i].target == from)
+			r->timers[i].target = to;
+	}
+	if (r->guest.main == from)
+		r->guest.main = to;
+	tracer_sites_rename(from, to);
+}
+
+int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
+{
+	struct rec *r = cp->r;
+	struct task *t = cp->t;
+	pid_t old = t->tid, now;
+	int err;
+
+	/* Hermit's helpers again (so that the namespace ends with us). */
+	for (int i = 0; i < 2; i++) {
+		if (r->guest.system[i] > 0 && tracer_seize(r->guest.system[i]) < 0)
+			r->guest.system[i] = 0;
+	}
+	for (size_t i = 0; i < r->ntasks;) {
+		struct task *x = r->tasks[i];
+
+		if (x->system == 1 && x->tid != r->guest.system[0] && x->tid != r->guest.system[1])
+			rec_task_remove(r, x); /* gone */
+		else
+			i++;
+	}
+	err = tracer_copy_revive(&cp->copy, t->vtid, &now);
+	if (err) {
+		hm_error("cannot go back to the checkpoint at event %llu: %s",
+			 (unsigned long long)r->frames, hm_strerror(err));
+		return err;
+	}
+	rename_process(r, old, now);
+	err = tracer_copy_settle(now, &cp->copy.regs, r->last_vpid);
+	if (err) {
+		hm_error("cannot go back to the checkpoint at event %llu: cannot set the next "
+			 "pid: %s",
+			 (unsigned long long)r->frames, hm_strerror(err));
+		return err;
+	}
+	err = tracer_blockwatch_restart();
+	if (err) {
+		hm_error("cannot start the block watch thread: %s", hm_strerror(err));
+		return err;
+	}
+	tracer_blockwatch_set(now);
+	*pid = now;
+	hm_debug("back at the checkpoint of event %llu: process %d is %d now",
+		 (unsigned long long)r->frames, old, now);
+	return 0;
+}
+
+void rec_abandon(struct rec *r)
+{
+	struct tracer_stop s;
+	size_t guests;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->system != 1) {
+			kill(r->tasks[i]->tid, SIGKILL);
+			/* One stopped at its exit goes on only when resumed. */
+			tracer_cont(r->tasks[i]->tid, 0);
+		}
+	}
+	do {
+		guests = 0;
+		for (size_t i = 0; i < r->ntasks; i++)
+			guests += r->tasks[i]->system != 1;
+		if (!guests)
+			break;
+		if (tracer_wait(&s) < 0)
+			break;
+		hm_trace("leaving the run: tid %d %s", s.tid, tracer_stop_name(s.kind));
+		if (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED) {
+			struct task *t = rec_task_find(r, s.tid);
+
+			if (t)
+				rec_task_remove(r, t);
+		} else {
+			tracer_cont(s.tid, s.kind == TRACER_SIGNAL ? s.sig : 0);
+		}
+	} while (guests);
+	for (int i = 0; i < 2; i++) {
+		if (r->guest.system[i] > 0)
+			tracer_detach(r->guest.system[i]);
+	}
+	hm_trace("left the run");
+}

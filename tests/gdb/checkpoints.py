@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# gdb -batch -x checkpoints.py: drives real gdb against `hermit replay
+# --gdbserver-only` (port in HERMIT_GDB_PORT) on a recording of
+# tests/guests/ticks (6,000 events, tick(i) every 500), and asserts what
+# reverse execution finds. With CHECKPOINTS=1 it also asserts that
+# checkpoints were made and that the searches started from them; with
+# CHECKPOINTS=0 (hermit run with HERMIT_CHECKPOINTS=0) that there were
+# none. Every stop is printed on a STOP line: gdb.sh compares them between
+# the two runs. Any failure exits gdb with status 1.
+import os
+import re
+import gdb
+
+
+def run(cmd):
+    return gdb.execute(cmd, to_string=True)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    gdb.flush()
+    os._exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def value(name):
+    return int(gdb.parse_and_eval(name))
+
+
+def func():
+    return gdb.selected_frame().name()
+
+
+def when():
+    return run("monitor when").strip()
+
+
+def checkpoints():
+    """(events of the checkpoints, how many seeks started from one)"""
+    text = run("monitor checkpoints").strip()
+    if text == "checkpoints are off":
+        return [], 0
+    m = re.match(r"(\d+) checkpoints?(?: at events ([\d ]+))?; one every \d+ events; "
+                 r"(\d+) restored$", text)
+    check(m is not None, "monitor checkpoints said %r" % text)
+    at = [int(x) for x in (m.group(2) or "").split()]
+    check(len(at) == int(m.group(1)), "monitor checkpoints: %r" % text)
+    return at, int(m.group(3))
+
+
+def stop(what):
+    print("STOP %s: %s i=%d last=%d %s" % (what, func(), value("i") if func() == "tick" else -1,
+                                            value("last"), when()))
+
+
+want = os.environ["CHECKPOINTS"] == "1"
+try:
+    run("set pagination off")
+    run("set confirm off")
+    run("set sysroot /")
+    run("target extended-remote 127.0.0.1:%s" % os.environ["HERMIT_GDB_PORT"])
+
+    # Forwards to the end (the program prints, once): checkpoints are made
+    # on the way. Back to done().
+    run("continue")
+    run("break done")
+    run("reverse-continue")
+    check(func() == "done" and value("last") == 5500, "not at done: %s" % func())
+    stop("done")
+    at, restored = checkpoints()
+    if want:
+        check(len(at) >= 5 and at == sorted(at), "checkpoints at %r" % at)
+    else:
+        check(at == [] and restored == 0, "checkpoints made: %r" % at)
+
+    # A breakpoint set only now: no hit is known, a reverse-continue
+    # searches. Each one goes back to the tick before.
+    run("delete")
+    run("break tick")
+    for want_i in (5500, 5000, 4500):
+        run("reverse-continue")
+        check(func() == "tick" and value("i") == want_i,
+              "reverse-continue: %s i=%d, not tick(%d)" % (func(), value("i"), want_i))
+        check(value("last") == want_i - 500, "last is %d at tick(%d)" % (value("last"), want_i))
+        stop("tick %d" % want_i)
+    if want:
+        at2, restored = checkpoints()
+        check(restored >= 3, "the searches did not start from checkpoints: %d" % restored)
+
+    # Forwards again: the next tick, with its global as it was.
+    run("continue")
+    check(value("i") == 5000, "continue after reverse: tick(%d)" % value("i"))
+    stop("forwards")
+
+    # monitor goto: to an event in the middle, then back to the tick
+    # before it and forwards to the one after.
+    run("delete")
+    run("monitor goto 3100")
+    run("maintenance flush register-cache")
+    check(when().startswith("event 3100 "), "after monitor goto 3100: %s" % when())
+    run("break tick")
+    run("reverse-continue")
+    back = value("i")
+    check(func() == "tick" and 2500 <= back < 3100, "reverse-continue from 3100: tick(%d)" % back)
+    stop("back from 3100")
+    run("continue")
+    check(value("i") == back + 500, "forwards from tick(%d): tick(%d)" % (back, value("i")))
+    stop("forwards from %d" % back)
+
+    # reverse-stepi and stepi where the search starts from a checkpoint.
+    run("delete")
+    pc = value("$pc")
+    run("reverse-stepi")
+    check(value("$pc") != pc, "reverse-stepi did not move")
+    run("stepi")
+    check(value("$pc") == pc, "stepi after reverse-stepi: %#x, not %#x" % (value("$pc"), pc))
+    stop("stepi")
+
+    run("kill")
+    print("PASS")
+    gdb.flush()
+    os._exit(0)
+except gdb.error as e:
+    fail("gdb: %s" % e)
