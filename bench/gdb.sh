@@ -5,8 +5,10 @@
 # (EVENTS, default 100000) with a function called before the first and
 # after the last. Prints the time of `hermit replay --autopilot`, of the
 # same replay under gdb (continue to the end), and of a reverse-continue
-# from the last call back to the first, across all N events. Without
-# checkpoints a reverse-continue replays from the start twice.
+# from the last call back to the first, across all N events (the hits are
+# known: no search). Then, with and without checkpoints, a breakpoint set
+# only at the end: a reverse-continue to its last hit, near the end (from
+# the checkpoint before it, or the start), and one across all N events.
 #
 # Not a test: it prints figures, and exits 1 only when something fails.
 # Environment: HERMIT (default ../hermit from here), CC, EVENTS.
@@ -45,6 +47,21 @@ if os.environ["WHAT"] == "forward":
     t = time.time()
     run("continue")
     print("RESULT %.3f" % (time.time() - t))
+elif os.environ["WHAT"].startswith("late"):
+    # To the end with no breakpoint, then one no replay has seen the
+    # hits of: a search, from the checkpoint before the end (or from the
+    # start), to mark(N), then across everything to mark(0).
+    run("continue")
+    run("break mark")
+    t = time.time()
+    run("reverse-continue")
+    near = time.time() - t
+    ok = int(gdb.parse_and_eval("i")) > 0
+    t = time.time()
+    run("reverse-continue")
+    far = time.time() - t
+    ok = ok and int(gdb.parse_and_eval("i")) == 0
+    print("RESULT %.3f %.3f %s" % (near, far, "ok" if ok else "WRONG-HIT"))
 else:
     run("break mark")
     run("continue")
@@ -76,10 +93,19 @@ gdb_run() {
 
 gdb_run forward
 gdb_run reverse
+gdb_run late
+HERMIT_CHECKPOINTS=0 gdb_run late-none
 forward=$(cat "$tmp/forward")
 reverse=$(cat "$tmp/reverse")
 printf 'replay of %d events: --autopilot %.3f s, under gdb (continue to the end) %s s\n' \
 	"$EVENTS" "$autopilot" "${forward:-failed}"
 set -- ${reverse:-failed}
 printf 'reverse-continue across %d events: %s s, %s (target: 2 s)\n' "$EVENTS" "$1" "${2:-}"
+for what in late late-none; do
+	set -- $(cat "$tmp/$what") failed failed
+	[ "$what" = late ] && how="with checkpoints" || how="without (HERMIT_CHECKPOINTS=0)"
+	printf 'a breakpoint set at the end, %s: reverse-continue to its last hit %s s, ' \
+		"$how" "$1"
+	printf 'then across %d events to its first %s s, %s\n' "$EVENTS" "$2" "${3:-}"
+done
 exit 0

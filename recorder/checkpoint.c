@@ -53,9 +53,12 @@ void rec_cp_offer(struct rec *r, struct task *t)
 	int first = !r->ran_since_event;
 
 	r->ran_since_event = 1;
+	/* (Without a pid namespace of its own, the guest's pids are the
+	 * host's: a copy could not have the original's.) */
 	if (!d->checkpoint || !first || r->frames != r->event_frames || r->frames == 0 ||
-	    r->running != t || only_guest(r) != t || t->tid != t->tgid || r->dbg_pending ||
-	    r->dbg_step || r->ndeferred || r->nown || tracer_bp_active(&addr, &tgid))
+	    r->guest.system[1] <= 0 || r->running != t || only_guest(r) != t || t->tid != t->tgid ||
+	    r->dbg_pending || r->dbg_step || r->ndeferred || r->nown ||
+	    tracer_bp_active(&addr, &tgid))
 		return;
 	switch (d->checkpoint(d->ctx, r->frames, &cp)) {
 	case 1:

@@ -7,9 +7,9 @@
  * Positions. A stop is named by an anchor and a number of single steps
  * after it. Anchors: the start; "after event F" (the first instruction
  * the next guest task runs once frame F was taken); "the Nth debugger trap
- * at address PC by task I since event F". Within one event interval only
- * one task runs, and the replay is deterministic, so a replay from the
- * start reaches each anchor again.
+ * at address PC by task I since event F". The replay is deterministic, so
+ * a replay from the start, or from a checkpoint before it, reaches each
+ * anchor again.
  *
  * Reverse execution replays again, silently (the guest's output
  * is not shown again), to a position computed from the current one:

@@ -249,11 +249,20 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 	if (server < 0) {
 		hm_error("cannot start the replay: %s", hm_strerror(errno));
 	} else {
-		ssize_t n;
+		struct pollfd p = { status_pipe[0], POLLIN, 0 };
+		ssize_t n = -1;
 
-		do
-			n = read(status_pipe[0], &status, sizeof(status));
-		while (n < 0 && errno == EINTR);
+		/* Reap the servers that handed over, and ended checkpoints. */
+		while (poll(&p, 1, 500) >= 0 || errno == EINTR) {
+			while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+				;
+			if (p.revents) {
+				do
+					n = read(status_pipe[0], &status, sizeof(status));
+				while (n < 0 && errno == EINTR);
+				break;
+			}
+		}
 		if (n != (ssize_t)sizeof(status))
 			status = HM_EXIT_INTERNAL;
 	}
