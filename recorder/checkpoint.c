@@ -56,8 +56,8 @@ void rec_cp_offer(struct rec *r, struct task *t)
 	/* (Without a pid namespace of its own, the guest's pids are the
 	 * host's: a copy could not have the original's.) */
 	if (!d->checkpoint || !first || r->frames != r->event_frames || r->frames == 0 ||
-	    r->guest.system[1] <= 0 || r->running != t || only_guest(r) != t || t->tid != t->tgid ||
-	    r->dbg_pending || r->dbg_step || r->ndeferred || r->nown ||
+	    r->guest.system[1] <= 0 || r->files_written || r->running != t || only_guest(r) != t ||
+	    t->tid != t->tgid || r->dbg_pending || r->dbg_step || r->ndeferred || r->nown ||
 	    tracer_bp_active(&addr, &tgid))
 		return;
 	switch (d->checkpoint(d->ctx, r->frames, &cp)) {
@@ -85,6 +85,26 @@ static int outside_ok(void *ctx, int fd)
 	struct rec_cp *cp = ctx;
 
 	return rec_fd_from_outside(cp->r, cp->t->tid, fd);
+}
+
+/*
+ * Files: a replay's guest sees the recorded files in a private view, whose
+ * writes stay there. A copy made before a write would, once revived, see
+ * the file as written later (and write it again): checkpoints end at the
+ * first open of a file to write. (Descriptors the copy shares with the
+ * original have their offsets put back when it is revived.)
+ */
+void rec_cp_files_written(struct rec *r)
+{
+	const struct rec_debugger *d = r->opts->debugger;
+
+	if (r->files_written)
+		return;
+	r->files_written = 1;
+	hm_debug("no checkpoints from event %llu on: the guest writes a file",
+		 (unsigned long long)r->frames);
+	if (d->no_checkpoints)
+		d->no_checkpoints(d->ctx);
 }
 
 int rec_cp_copy(struct rec_cp *cp)
@@ -157,7 +177,7 @@ int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
 		return err;
 	}
 	rename_process(r, old, now);
-	err = tracer_copy_settle(now, &cp->copy.regs, r->last_vpid);
+	err = tracer_copy_settle(&cp->copy, now, r->last_vpid);
 	if (err) {
 		hm_error("cannot go back to the checkpoint at event %llu: cannot set the next "
 			 "pid: %s",

@@ -180,6 +180,7 @@ struct rec {
 	int vdso_warned;
 	uint64_t event_frames; /* replay: frames when the last event was taken */
 	pid_t last_vpid;       /* the newest guest task's pid in its namespace */
+	int files_written;     /* replay: the guest opened a file to write */
 	int ran_since_event;   /* replay: a guest task was resumed since */
 };
 
@@ -236,6 +237,9 @@ enum rec_action rec_reply_mem(struct task *t, struct rec_call *c, uint64_t addr,
  * no signal): a checkpoint can be made if nothing ran since the last event
  * and T is the only guest task; in a revived copy, goes on from here. */
 void rec_cp_offer(struct rec *r, struct task *t);
+/* Replay under a debugger: the guest opens a file to write. Checkpoints
+ * would see what it writes from now on: there are none from here. */
+void rec_cp_files_written(struct rec *r);
 
 /* sched.c: tasks, the run queue, waits and the choice of the next task */
 struct task *rec_task_find(struct rec *r, pid_t tid);

@@ -137,6 +137,9 @@ struct rec_debugger {
 	 * (rec_cp_revive): the replay goes on from here, in this process; 2
 	 * in one where that failed: the run ends. Else 0. */
 	int (*checkpoint)(void *ctx, uint64_t frames, struct rec_cp *cp);
+	/* (May be NULL.) The checkpoints made so far are no good any more,
+	 * and none is offered from here on (the guest writes a file). */
+	void (*no_checkpoints)(void *ctx);
 };
 
 /* Copy the guest at checkpoint CP (kept in CP): 0, or -errno when it

@@ -86,6 +86,15 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 			    sizeof(path)) < 0)
 		return REC_CONT;
 	n = strlen(path);
+	if (r->opts->debugger) {
+		long flags = (long)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
+
+		/* A file written: the replay's view keeps the writes, which a
+		 * checkpoint made before would see (recorder/checkpoint.c). */
+		if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
+		    strncmp(path, "/dev/", 5) != 0)
+			rec_cp_files_written(r);
+	}
 	/* Cheap test first: only names ending in "random" need the exit stop. */
 	if (n >= 6 && strcmp(path + n - 6, "random") == 0)
 		return REC_EXIT_STOP;

@@ -441,7 +441,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				      replay_dbg_at_event,
 				      replay_dbg_at_start,
 				      replay_dbg_at_exit,
-				      replay_dbg_checkpoint };
+				      replay_dbg_checkpoint,
+				      replay_dbg_no_checkpoints };
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));

@@ -230,8 +230,9 @@ int replay_dbg_at_start(void *ctx);
 
 /* No checkpoints yet; LIFE_FD < 0: none ever. */
 void replay_cp_init(struct dbg *d, int life_fd);
-/* struct rec_debugger's checkpoint hook, CTX a struct dbg. */
+/* struct rec_debugger's checkpoint hooks, CTX a struct dbg. */
 int replay_dbg_checkpoint(void *ctx, uint64_t frames, struct rec_cp *cp);
+void replay_dbg_no_checkpoints(void *ctx);
 /* A seek is planned (d->mode, d->target, d->rerun): when a checkpoint
  * comes before its target, leave RUN to that checkpoint's holder and exit;
  * return only when there is none (replay from the start). */

@@ -262,6 +262,50 @@ static int fork_as(pid_t tid, const struct user_regs_struct *at, int from_seccom
 	return *child ? 0 : (err ? err : -ECHILD);
 }
 
+/* The offsets of TID's descriptors above 2 that are files: 0, or -EAGAIN
+ * when there are more than C can hold. */
+static int note_files(pid_t tid, struct tracer_copy *c)
+{
+	char path[64], target[256], line[128];
+	DIR *d;
+	struct dirent *e;
+	int err = 0;
+
+	c->nfiles = 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd", tid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && !err) {
+		int fd = atoi(e->d_name);
+		FILE *f;
+
+		if (e->d_name[0] == '.' || fd <= 2 ||
+		    tracer_fd_target(tid, fd, target, sizeof(target)) < 0 || target[0] != '/')
+			continue;
+		if (c->nfiles == TRACER_COPY_FILES) {
+			err = -EAGAIN;
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			long long pos;
+
+			if (sscanf(line, "pos: %lld", &pos) == 1) {
+				c->fd[c->nfiles] = fd;
+				c->pos[c->nfiles++] = pos;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return err;
+}
+
 int tracer_copy_make(pid_t tid, struct tracer_copy *c)
 {
 	struct __ptrace_syscall_info info;
@@ -278,6 +322,9 @@ int tracer_copy_make(pid_t tid, struct tracer_copy *c)
 	if (info.op != PTRACE_SYSCALL_INFO_EXIT &&
 	    !(info.op == PTRACE_SYSCALL_INFO_SECCOMP && (long)c->regs.orig_rax == -1))
 		return -EAGAIN;
+	err = note_files(tid, c);
+	if (err)
+		return err;
 	err = fork_as(tid, &c->regs, info.op == PTRACE_SYSCALL_INFO_SECCOMP, 0, &child);
 	if (err)
 		return err;
@@ -380,14 +427,25 @@ static void close_in(pid_t pid, long fd)
 	tracer_inject(pid, SYS_close, args, &ret);
 }
 
-int tracer_copy_settle(pid_t pid, const struct user_regs_struct *at, pid_t last_pid)
+int tracer_copy_settle(const struct tracer_copy *c, pid_t pid, pid_t last_pid)
 {
+	const struct user_regs_struct *at = &c->regs;
 	char text[24];
 	unsigned char saved[sizeof(text)];
 	uint64_t scratch = (at->rsp - 128 - sizeof(saved)) & ~(uint64_t)15;
 	long fd, ret = -1;
 	int err;
 
+	/* The offsets the original has moved since. */
+	for (int i = 0; i < c->nfiles; i++) {
+		uint64_t args[6] = { (uint64_t)c->fd[i], (uint64_t)c->pos[i], SEEK_SET, 0, 0, 0 };
+
+		err = tracer_inject(pid, SYS_lseek, args, &ret);
+		if (!err && ret != c->pos[i])
+			err = ret < 0 ? (int)ret : -EIO;
+		if (err)
+			return err;
+	}
 	/* The namespace's next pid, as it was at the copy. */
 	fd = open_in(pid, at, "/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -143,9 +143,15 @@ int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret);
 	 PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)
 
 /* checkpoint.c: copies of a guest process for a replay's checkpoints. */
+#define TRACER_COPY_FILES 64
+
 struct tracer_copy {
 	pid_t pid;		      /* the copy: stopped, untraced */
 	struct user_regs_struct regs; /* the original's at the copy */
+	int nfiles;		      /* its files' descriptors and offsets, which the
+				       * copy shares with the original */
+	int fd[TRACER_COPY_FILES];
+	int64_t pos[TRACER_COPY_FILES];
 };
 /* Whether stopped process TID can be copied: 0, or -EAGAIN with WHY (it
  * has threads, descriptors other than files that FD_OK does not allow,
@@ -159,10 +165,10 @@ int tracer_copy_make(pid_t tid, struct tracer_copy *c);
  * freed within 2 s), C's memory and registers, traced by the caller and
  * stopped: its host pid in *OUT. C stays as it was. */
 int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t *out);
-/* A process just revived (PID, registers AT): the next pid its namespace
- * gives is LAST_PID + 1, as when the copy was made; its stdout and stderr
- * go to /dev/null. 0, or -errno when the pid could not be set. */
-int tracer_copy_settle(pid_t pid, const struct user_regs_struct *at, pid_t last_pid);
+/* PID, just revived from C: its files' offsets as when C was made; the
+ * next pid its namespace gives is LAST_PID + 1, as then too; its stdout
+ * and stderr go to /dev/null. 0, or -errno when that could not be done. */
+int tracer_copy_settle(const struct tracer_copy *c, pid_t pid, pid_t last_pid);
 /* Trace PID (not traced by anyone) with TRACER_PTRACE_OPTIONS. */
 int tracer_seize(pid_t pid);
 /* Stop tracing PID, which runs or waits, letting it go on. */

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # gdb -batch -x checkpoints.py: drives real gdb against `hermit replay
 # --gdbserver-only` (port in HERMIT_GDB_PORT) on a recording of
-# tests/guests/ticks (6,000 events, tick(i) every 500), and asserts what
-# reverse execution finds. With CHECKPOINTS=1 it also asserts that
-# checkpoints were made and that the searches started from them; with
-# CHECKPOINTS=0 (hermit run with HERMIT_CHECKPOINTS=0) that there were
-# none. Every stop is printed on a STOP line: gdb.sh compares them between
+# tests/guests/ticks (TICKS events, default 6,000, tick(i) every 500), and
+# asserts what reverse execution finds. With CHECKPOINTS=1 it also asserts
+# that checkpoints were made and that the searches started from them; with
+# CHECKPOINTS=0 (hermit run with HERMIT_CHECKPOINTS=0, or a guest that
+# writes a file, which ends them) that there were none. Every stop is printed on a STOP line: gdb.sh compares them between
 # the two runs. Any failure exits gdb with status 1.
 import os
 import re
@@ -53,11 +53,15 @@ def checkpoints():
 
 
 def stop(what):
-    print("STOP %s: %s i=%d last=%d %s" % (what, func(), value("i") if func() == "tick" else -1,
-                                            value("last"), when()))
+    print("STOP %s: %s i=%d last=%d sum=%d pos=%d %s" % (
+        what, func(), value("i") if func() == "tick" else -1, value("last"), value("sum"),
+        value("pos"), when()))
 
 
 want = os.environ["CHECKPOINTS"] == "1"
+n = int(os.environ.get("TICKS", "6000"))
+top = (n - 1) // 500 * 500  # the last tick
+mid = n // 2 + 100
 try:
     run("set pagination off")
     run("set confirm off")
@@ -69,7 +73,7 @@ try:
     run("continue")
     run("break done")
     run("reverse-continue")
-    check(func() == "done" and value("last") == 5500, "not at done: %s" % func())
+    check(func() == "done" and value("last") == top, "not at done: %s" % func())
     stop("done")
     at, restored = checkpoints()
     if want:
@@ -81,7 +85,7 @@ try:
     # searches. Each one goes back to the tick before.
     run("delete")
     run("break tick")
-    for want_i in (5500, 5000, 4500):
+    for want_i in (top, top - 500, top - 1000):
         run("reverse-continue")
         check(func() == "tick" and value("i") == want_i,
               "reverse-continue: %s i=%d, not tick(%d)" % (func(), value("i"), want_i))
@@ -93,20 +97,21 @@ try:
 
     # Forwards again: the next tick, with its global as it was.
     run("continue")
-    check(value("i") == 5000, "continue after reverse: tick(%d)" % value("i"))
+    check(value("i") == top - 500, "continue after reverse: tick(%d)" % value("i"))
     stop("forwards")
 
     # monitor goto: to an event in the middle, then back to the tick
     # before it and forwards to the one after.
     run("delete")
-    run("monitor goto 3100")
+    run("monitor goto %d" % mid)
     run("maintenance flush register-cache")
-    check(when().startswith("event 3100 "), "after monitor goto 3100: %s" % when())
+    check(when().startswith("event %d " % mid), "after monitor goto %d: %s" % (mid, when()))
     run("break tick")
     run("reverse-continue")
     back = value("i")
-    check(func() == "tick" and 2500 <= back < 3100, "reverse-continue from 3100: tick(%d)" % back)
-    stop("back from 3100")
+    check(func() == "tick" and mid - 600 <= back < mid,
+          "reverse-continue from %d: tick(%d)" % (mid, back))
+    stop("back from %d" % mid)
     run("continue")
     check(value("i") == back + 500, "forwards from tick(%d): tick(%d)" % (back, value("i")))
     stop("forwards from %d" % back)

@@ -78,4 +78,13 @@ grep '^STOP ' "$WORK/ticks-none.out" >"$WORK/ticks-none.stops"
 # The program's output once: a revived checkpoint writes to /dev/null.
 n=$(grep -c '^ticks 6000$' "$WORK/ticks.serve")
 [ "$n" = 1 ] || fail "the replay printed the program's output $n times"
+
+# A guest that writes a file half way: checkpoints end there (a revived
+# one would see the file as written later), and going back still works.
+export HERMIT_DATA_DIR="$WORK/ticks-write"
+hm "$WORK/rec-write" record start -- "$GUESTS/ticks" 3000 "$WORK/half"
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec-write.err" >&2; fail "recording ticks 3000 exited $st"; }
+TICKS=3000 CHECKPOINTS=0 HERMIT_CHECKPOINT_EVERY=500 serve ticks-write checkpoints.py \
+	"$GUESTS/ticks"
 exit 0
