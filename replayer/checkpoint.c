@@ -329,7 +329,10 @@ static int hold(struct dbg *d, struct rec_cp *cp, int fd, uint64_t frames)
 	hm_debug("checkpoint at event %" PRIu64 ": takes over", frames);
 	close(fd);
 	if (rec_cp_revive(cp, &pid) < 0) {
-		d->rerun = 1; /* replay from the start instead */
+		/* Replay from the start instead, and from now on. */
+		hm_warn("checkpoints are off for this session: seeks replay from the start");
+		d->rerun = 1;
+		d->cp_off = 1;
 		replay_cp_drop_all(d);
 		return 2;
 	}
