@@ -9,22 +9,11 @@
 # the two runs. Any failure exits gdb with status 1.
 import os
 import re
+import sys
 import gdb
 
-
-def run(cmd):
-    return gdb.execute(cmd, to_string=True)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    gdb.flush()
-    os._exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gdbtest import run, fail, check  # noqa: E402
 
 
 def value(name):
