@@ -754,6 +754,38 @@ static void test_no_ack(void **state)
 	raw(c, "$qAttached#8f", 13, 0, "$1#31", 5);
 }
 
+/* A checkpoint taking the session over (replayer/checkpoint.c): what gdb
+ * said (no acks, multiprocess ids, the selected thread) goes with the
+ * state; the session's own calls and buffers stay. */
+static void test_state_moves(void **state)
+{
+	struct ctx *c = *state, *d = ctx_new(&fake_ops);
+	void *saved = xmalloc(rsp_session_state_size());
+	struct hm_buf xml;
+
+	handshake(c);
+	raw(c, "$QStartNoAckMode#b0", 19, 0, "+$OK#9a", 7);
+	c->no_ack = 1;
+	talk(c, "Hgp64.65", "OK");
+	rsp_session_save(c->s, saved);
+	rsp_session_load(d->s, saved);
+	d->no_ack = 1;
+	/* No ack from the new session, the reply goes out through d's send,
+	 * and thread ids are still p<pid>.<tid>. */
+	hm_buf_reset(&c->fk.sent);
+	talk(d, "qC", "QCp64.65");
+	assert_int_equal(c->fk.sent.len, 0);
+	/* The target description is d's own, whole. */
+	hm_buf_init(&xml);
+	ask(d, "qXfer:features:read:target.xml:0,10", &xml);
+	assert_true(xml.len == 0x11 && xml.data[0] == 'm');
+	hm_buf_free(&xml);
+	free(saved);
+	rsp_session_free(d->s);
+	hm_buf_free(&d->fk.sent);
+	free(d);
+}
+
 static void test_acks(void **state)
 {
 	struct ctx *c = *state;
@@ -1497,6 +1529,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_supported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_acks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_moves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_query_stop, setup, teardown),
