@@ -4,19 +4,21 @@
  * policy, where and how many, is the debugger's: replayer/checkpoint.c).
  *
  * A checkpoint is a moment right after an event, before the guest runs
- * again, when the guest is one process of one thread: tracer/checkpoint.c
- * copies that process, and the debugger keeps the copy in a fork of
- * hermit, whose memory holds this run's state at the same moment. To go
- * back there, the process that traces the guest leaves the run
- * (rec_abandon: its guest killed, hermit's helpers let go), and the fork
- * revives the copy with the original's pid in the guest's namespace, gives
- * the run's records of the old process the new one's host pid, and goes on
- * from rec_resume, where the copy was made.
+ * again, when the guest is one process whose threads all wait where a new
+ * thread can be put (tracer/checkpoint.c): tracer/checkpoint.c copies
+ * that process, and the debugger keeps the copy in a fork of hermit, whose
+ * memory holds this run's state at the same moment. To go back there, the
+ * process that traces the guest leaves the run (rec_abandon: its guest
+ * killed, hermit's helpers let go), and the fork revives the copy, its
+ * threads made again, each with the pid it had in the guest's namespace,
+ * gives the run's records of the old tasks the new ones' host ids, and
+ * goes on from rec_resume, where the copy was made.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
@@ -25,42 +27,62 @@
 
 struct rec_cp {
 	struct rec *r;
-	struct task *t;
+	struct task *t;	     /* about to be resumed */
+	struct task *leader; /* the process's first thread, which forks */
+	struct task *others[TRACER_COPY_THREADS];
+	size_t nothers;
 	struct tracer_copy copy;
 };
 
-/* The only guest task, or NULL. */
-static struct task *only_guest(struct rec *r)
+/* Whether the guest is one process whose tasks all wait where a copy can
+ * take them (T, the running one, about to go on): fills CP's leader and
+ * others. */
+static int copyable(struct rec *r, struct task *t, struct rec_cp *cp)
 {
-	struct task *one = NULL;
-
 	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i]->system == 1)
+		struct task *x = r->tasks[i];
+
+		if (x->system == 1)
 			continue;
-		if (one)
-			return NULL;
-		one = r->tasks[i];
+		if (x->tgid != t->tgid || !x->stopped_once || x->wants_interrupt || x->resume_sig ||
+		    x->not_yet || x->outside || x->vfork_parent || x->retrying ||
+		    (x != t && x->state != TASK_READY && x->state != TASK_WAITING &&
+		     x->state != TASK_PARKED))
+			return 0;
+		if (x->tid == x->tgid)
+			cp->leader = x;
+		else if (cp->nothers == TRACER_COPY_THREADS)
+			return 0;
+		else
+			cp->others[cp->nothers++] = x;
 	}
-	return one;
+	return cp->leader != NULL;
 }
 
 void rec_cp_offer(struct rec *r, struct task *t)
 {
 	const struct rec_debugger *d = r->opts->debugger;
-	struct rec_cp cp = { r, t, { 0 } };
+	struct rec_cp cp;
 	uint64_t addr;
 	pid_t tgid;
 	int first = !r->ran_since_event;
 
+	memset(&cp, 0, sizeof(cp));
+	cp.r = r;
+	cp.t = t;
 	r->ran_since_event = 1;
 	/* (Without a pid namespace of its own, the guest's pids are the
 	 * host's: a copy could not have the original's.) */
 	if (!d->checkpoint || !first || r->frames != r->event_frames || r->frames == 0 ||
-	    r->guest.system[1] <= 0 || r->files_written || r->running != t || only_guest(r) != t ||
-	    t->tid != t->tgid || r->dbg_pending || r->dbg_step || r->ndeferred || r->nown ||
+	    r->guest.system[1] <= 0 || r->files_written || r->running != t ||
+	    !copyable(r, t, &cp) || r->dbg_pending || r->dbg_step || r->ndeferred || r->nown ||
 	    tracer_bp_active(&addr, &tgid))
 		return;
-	switch (d->checkpoint(d->ctx, r->frames, &cp)) {
+	int took = d->checkpoint(d->ctx, r->frames, &cp);
+
+	/* (A fork that keeps the copy has its own copy of this.) */
+	tracer_copy_free(&cp.copy);
+	switch (took) {
 	case 1:
 		break;
 	case 2:
@@ -109,18 +131,32 @@ void rec_cp_files_written(struct rec *r)
 
 int rec_cp_copy(struct rec_cp *cp)
 {
+	struct tracer_thread *others = xcalloc(cp->nothers + 1, sizeof(*others));
 	char why[128];
-	int err = tracer_copy_check(cp->t->tid, outside_ok, cp, why, sizeof(why));
+	int err = tracer_copy_check(cp->leader->tid, cp->nothers + 1, outside_ok, cp, why,
+				    sizeof(why));
 
 	if (err) {
 		hm_debug("no checkpoint at event %llu: %s", (unsigned long long)cp->r->frames, why);
+		free(others);
 		return err;
 	}
-	err = tracer_copy_make(cp->t->tid, &cp->copy);
+	for (size_t i = 0; i < cp->nothers; i++) {
+		others[i].tid = cp->others[i]->tid;
+		others[i].vtid = cp->others[i]->vtid;
+		others[i].clear_tid = cp->others[i]->clear_tid;
+	}
+	err = tracer_copy_make(cp->leader->tid, others, cp->nothers, &cp->copy);
+	free(others);
 	if (err)
 		hm_debug("no checkpoint at event %llu: cannot copy the process: %s",
 			 (unsigned long long)cp->r->frames, hm_strerror(err));
 	return err;
+}
+
+size_t rec_cp_threads(const struct rec_cp *cp)
+{
+	return cp->nothers + 1;
 }
 
 void rec_cp_drop(struct rec_cp *cp)
@@ -128,33 +164,31 @@ void rec_cp_drop(struct rec_cp *cp)
 	if (cp->copy.pid > 0)
 		kill(cp->copy.pid, SIGKILL);
 	cp->copy.pid = 0;
+	tracer_copy_free(&cp->copy);
 }
 
-/* The run's records of process FROM are now of process TO. */
-static void rename_process(struct rec *r, pid_t from, pid_t to)
+/* The run's records of task X (FROM) are now of host id TO. */
+static void rename_task(struct rec *r, struct task *x, pid_t tgid, pid_t to)
 {
-	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i]->tgid == from) {
-			r->tasks[i]->tgid = to;
-			r->tasks[i]->tid = to;
-		}
-	}
+	pid_t from = x->tid;
+
 	for (size_t i = 0; i < r->ntimers; i++) {
-		if (r->timers[i].tgid == from)
-			r->timers[i].tgid = to;
 		if (r->timers[i].target == from)
 			r->timers[i].target = to;
+		if (x->tid == x->tgid && r->timers[i].tgid == from)
+			r->timers[i].tgid = tgid;
 	}
 	if (r->guest.main == from)
 		r->guest.main = to;
-	tracer_sites_rename(from, to);
+	x->tid = to;
+	x->tgid = tgid;
 }
 
 int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
 {
 	struct rec *r = cp->r;
-	struct task *t = cp->t;
-	pid_t old = t->tid, now;
+	struct task *lead = cp->leader;
+	pid_t old = lead->tid, now, tids[TRACER_COPY_THREADS];
 	int err;
 
 	/* Hermit's helpers again (so that the namespace ends with us). */
@@ -170,29 +204,25 @@ int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
 		else
 			i++;
 	}
-	err = tracer_copy_revive(&cp->copy, t->vtid, &now);
+	err = tracer_copy_revive(&cp->copy, lead->vtid, r->last_vpid, &now, tids);
 	if (err) {
 		hm_error("cannot go back to the checkpoint at event %llu: %s",
 			 (unsigned long long)r->frames, hm_strerror(err));
 		return err;
 	}
-	rename_process(r, old, now);
-	err = tracer_copy_settle(&cp->copy, now, r->last_vpid);
-	if (err) {
-		hm_error("cannot go back to the checkpoint at event %llu: cannot set the next "
-			 "pid: %s",
-			 (unsigned long long)r->frames, hm_strerror(err));
-		return err;
-	}
+	for (size_t i = 0; i < cp->nothers; i++)
+		rename_task(r, cp->others[i], now, tids[i]);
+	rename_task(r, lead, now, now);
+	tracer_sites_rename(old, now);
 	err = tracer_blockwatch_restart();
 	if (err) {
 		hm_error("cannot start the block watch thread: %s", hm_strerror(err));
 		return err;
 	}
-	tracer_blockwatch_set(now);
+	tracer_blockwatch_set(cp->t->tid);
 	*pid = now;
-	hm_debug("back at the checkpoint of event %llu: process %d is %d now",
-		 (unsigned long long)r->frames, old, now);
+	hm_debug("back at the checkpoint of event %llu: process %d is %d now, with %zu threads",
+		 (unsigned long long)r->frames, old, now, cp->nothers + 1);
 	return 0;
 }
 

@@ -76,6 +76,8 @@ struct task {
 	int64_t due_since;		   /* replay: when it blocked in a read the log has done */
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
+	uint64_t clear_tid;		   /* the word its clone asked the kernel to clear
+					    * when it ends (CLONE_CHILD_CLEARTID), 0: none */
 	struct rec_call call;
 
 	enum wait_kind wait;	     /* with TASK_WAITING */

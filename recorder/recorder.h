@@ -131,8 +131,8 @@ struct rec_debugger {
 	 * there, before it is gone. */
 	int (*at_exit)(void *ctx, uint64_t frames);
 	/* (May be NULL.) A checkpoint can be made: the guest is one process
-	 * of one thread, stopped right after frame FRAMES was taken, before it
-	 * ran again. The debugger may copy it with rec_cp_copy and keep the
+	 * whose threads all wait where a copy can take them, right after frame
+	 * FRAMES was taken, before it ran again. The debugger may copy it with rec_cp_copy and keep the
 	 * copy in a fork of hermit. Returns 1 in a fork whose copy was revived
 	 * (rec_cp_revive): the replay goes on from here, in this process; 2
 	 * in one where that failed: the run ends. Else 0. */
@@ -150,6 +150,8 @@ int rec_cp_copy(struct rec_cp *cp);
  * and trace everything again; the guest's new host pid in *PID. 0, or
  * -errno (the run cannot go on). */
 int rec_cp_revive(struct rec_cp *cp, pid_t *pid);
+/* The number of threads CP's copy has. */
+size_t rec_cp_threads(const struct rec_cp *cp);
 /* Kill CP's copy (a fork of hermit that keeps it ends). */
 void rec_cp_drop(struct rec_cp *cp);
 /* Leave RUN to a fork that revives a checkpoint: kill its guest, wait

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,23 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 		rec_futex_recheck(r, tgid);
 }
 
+/* The word P's clone (stopped at its event) asks the kernel to clear when
+ * the new thread ends: pthread_join waits on it. 0: none. */
+static uint64_t clear_tid_of(pid_t p)
+{
+	struct user_regs_struct regs;
+	uint64_t a[3];
+
+	if (tracer_get_regs(p, &regs) < 0)
+		return 0;
+	if (regs.orig_rax == SYS_clone)
+		return regs.rdi & CLONE_CHILD_CLEARTID ? regs.r10 : 0;
+	/* clone3's struct clone_args: flags, pidfd, child_tid */
+	if (regs.orig_rax == SYS_clone3 && tracer_read_mem(p, regs.rdi, a, sizeof(a)) == 0)
+		return a[0] & CLONE_CHILD_CLEARTID ? a[2] : 0;
+	return 0;
+}
+
 /* A new task reported by its parent P's fork, vfork or clone event. */
 static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 {
@@ -190,6 +208,8 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 	c->resume = RESUME_CONT;
 	tracer_task_ids(tid, &c->tgid, &c->vtid);
 	r->last_vpid = c->vtid;
+	if (c->tgid == p->tgid)
+		c->clear_tid = clear_tid_of(p->tid);
 	if (vfork)
 		c->vfork_parent = p->tid;
 	rec_preempt_new_task(r, c);

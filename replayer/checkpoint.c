@@ -76,8 +76,9 @@ void replay_cp_describe(const struct dbg *d, char *out, size_t size)
 	snprintf(out, size, "%zu checkpoint%s", d->nholders, d->nholders == 1 ? "" : "s");
 	for (size_t i = 0; i < d->nholders; i++) {
 		n = strlen(out);
-		snprintf(out + n, size - n, "%s%" PRIu64, i ? " " : " at events ",
-			 d->holders[i].frames);
+		snprintf(out + n, size - n, "%s%" PRIu64 " (%zu thread%s)",
+			 i ? ", " : " at events ", d->holders[i].frames, d->holders[i].threads,
+			 d->holders[i].threads == 1 ? "" : "s");
 	}
 	n = strlen(out);
 	snprintf(out + n, size - n, "; one every %" PRIu64 " events; %" PRIu64 " restored\n",
@@ -147,6 +148,7 @@ static int spawn(struct dbg *d, struct rec_cp *cp, uint64_t frames)
 		return -1;
 	}
 	d->holders[d->nholders].frames = frames;
+	d->holders[d->nholders].threads = rec_cp_threads(cp);
 	d->holders[d->nholders].fd = sv[0];
 	d->nholders++;
 	return 0;

@@ -93,6 +93,7 @@ struct bp {
  * (checkpoint.c), and the socket to it. */
 struct holder {
 	uint64_t frames;
+	size_t threads; /* its copy's */
 	int fd;
 };
 

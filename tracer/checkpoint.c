@@ -31,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,7 +63,8 @@ static int count_entries(const char *path)
 	return n;
 }
 
-int tracer_copy_check(pid_t tid, int (*fd_ok)(void *ctx, int fd), void *ctx, char *why, size_t size)
+int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd), void *ctx,
+		      char *why, size_t size)
 {
 	char path[64], line[512];
 	DIR *d;
@@ -68,8 +72,8 @@ int tracer_copy_check(pid_t tid, int (*fd_ok)(void *ctx, int fd), void *ctx, cha
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", tid);
-	if (count_entries(path) != 1) {
-		snprintf(why, size, "it has more than one thread");
+	if (count_entries(path) != (int)nthreads) {
+		snprintf(why, size, "its threads are not all known yet");
 		return -EAGAIN;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/fd", tid);
@@ -187,13 +191,21 @@ static pid_t pid_max(void)
 	return n > 300 ? (pid_t)n : 32768;
 }
 
+/* Whether the two bytes before ADDR in TID are a syscall instruction. */
+static int syscall_before(pid_t tid, uint64_t addr)
+{
+	uint8_t insn[2];
+
+	return tracer_read_mem(tid, addr - 2, insn, 2) == 0 && insn[0] == 0x0f && insn[1] == 0x05;
+}
+
 /* Make stopped process TID (registers AT) run clone3 with CLONE_PARENT
  * and set_tid WANT (0: the highest free pid, see pid_max), from a stop
  * where the instruction before at->rip is a syscall (FROM_SECCOMP: a
  * seccomp stop of a skipped call, which runs ours in its place). The
  * child's host pid in *CHILD; TID's registers and memory are as before. */
-static int fork_as(pid_t tid, const struct user_regs_struct *at, int from_seccomp, pid_t want,
-		   pid_t *child)
+static int clone_as(pid_t tid, const struct user_regs_struct *at, int from_seccomp, uint64_t flags,
+		    uint64_t child_tid, pid_t want, pid_t *child)
 {
 	struct clone3_args a;
 	struct user_regs_struct regs;
@@ -203,11 +215,14 @@ static int fork_as(pid_t tid, const struct user_regs_struct *at, int from_seccom
 	int err, tries = 0;
 
 	*child = 0;
+	if (!from_seccomp && !syscall_before(tid, at->rip))
+		return -EAGAIN; /* never run what is not a syscall instruction */
 	err = tracer_read_mem(tid, scratch, saved, sizeof(saved));
 	if (err)
 		return err;
 	memset(&a, 0, sizeof(a));
-	a.flags = CLONE_PARENT;
+	a.flags = flags;
+	a.child_tid = child_tid;
 	a.set_tid = scratch + sizeof(a);
 	a.set_tid_size = 1;
 	for (;;) {
@@ -262,6 +277,177 @@ static int fork_as(pid_t tid, const struct user_regs_struct *at, int from_seccom
 	return *child ? 0 : (err ? err : -ECHILD);
 }
 
+static int fork_as(pid_t tid, const struct user_regs_struct *at, int from_seccomp, pid_t want,
+		   pid_t *child)
+{
+	return clone_as(tid, at, from_seccomp, CLONE_PARENT, 0, want, child);
+}
+
+/* TID, stopped (not in a syscall) with registers AT but for a call that
+ * was about to be made: make it again, to its seccomp stop, and give it
+ * AT there. */
+static int retrap(pid_t tid, const struct user_regs_struct *at)
+{
+	struct user_regs_struct regs = *at;
+	struct tracer_stop s;
+	int err;
+
+	regs.rip -= 2;
+	regs.rax = at->orig_rax;
+	err = tracer_set_regs(tid, &regs);
+	for (int i = 0; !err && i < 8; i++) {
+		err = tracer_cont(tid, 0);
+		if (!err)
+			err = tracer_wait_tid(tid, &s);
+		if (!err && (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED))
+			err = -ESRCH;
+		if (!err && s.kind == TRACER_SECCOMP)
+			return tracer_set_regs(tid, at);
+		if (!err && s.kind == TRACER_SIGNAL && s.sig != SIGSTOP)
+			err = -EAGAIN;
+	}
+	return err ? err : -EAGAIN;
+}
+
+/* A task stopped in or at the end of a call whose result REGS say: 4 when
+ * the kernel will make the call again as the task goes on (it was
+ * interrupted, PTRACE_INTERRUPT too: the kernel winds rip back to the
+ * syscall instruction, exactly what made_again() does), 3 when not,
+ * -EAGAIN for a restart the kernel keeps to itself. */
+static int restarts(const struct user_regs_struct *regs)
+{
+	if ((long)regs->orig_rax < 0)
+		return 3;
+	switch ((long)regs->rax) {
+	case -512: /* ERESTARTSYS */
+	case -513: /* ERESTARTNOINTR */
+	case -514: /* ERESTARTNOHAND */
+		return 4;
+	case -516: /* ERESTART_RESTARTBLOCK */
+		return -EAGAIN;
+	default:
+		return 3;
+	}
+}
+
+/* Where a stopped task is: 0 out of any syscall, 1 at the seccomp stop of
+ * a call not made yet, 2 at the seccomp stop of a call skipped (registers
+ * say its result), 3 at a syscall exit, 4 stopped in a blocking call that
+ * the kernel would make again when it goes on (hermit parks tasks there),
+ * or -EAGAIN (in a fork, exec or exit, a group stop, a syscall entry). */
+static int where(pid_t tid, const struct user_regs_struct *regs)
+{
+	struct __ptrace_syscall_info info;
+	siginfo_t si;
+
+	memset(&info, 0, sizeof(info));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
+		return -errno;
+	if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+		/* (or wound back to make a call again, its instruction at rip) */
+		if (!syscall_before(tid, regs->rip))
+			return 0;
+		return restarts(regs);
+	}
+	if (info.op == PTRACE_SYSCALL_INFO_SECCOMP)
+		return (long)regs->orig_rax == -1 ? 2 : 1;
+	if (info.op != PTRACE_SYSCALL_INFO_NONE || tracer_siginfo(tid, &si) < 0)
+		return -EAGAIN;
+	switch (si.si_code >> 8) {
+	case 0:
+	case PTRACE_EVENT_STOP:
+		break;
+	default:
+		return -EAGAIN;
+	}
+	return restarts(regs) == 4 ? 4 : restarts(regs) < 0 ? -EAGAIN : 0;
+}
+
+/* Registers AT of a task in a call the kernel would make again (where()
+ * said 4) as those of one about to make it: a new task made with them
+ * makes it, as the original would have. */
+static struct user_regs_struct made_again(const struct user_regs_struct *at)
+{
+	struct user_regs_struct r = *at;
+
+	r.rip -= 2;
+	r.rax = at->orig_rax;
+	return r;
+}
+
+static void read_comm(pid_t tid, char *comm, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	comm[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, (int)size, f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+/* The state of thread X (x->tid) that a new thread needs, or -EAGAIN. */
+static int snap_thread(struct tracer_thread *x)
+{
+	struct iovec iov = { x->xstate, sizeof(x->xstate) };
+	int at;
+
+	if (tracer_get_regs(x->tid, &x->regs) < 0)
+		return -ESRCH;
+	at = where(x->tid, &x->regs);
+	if (at < 0)
+		return at;
+	x->retrap = at == 1;
+	if (at == 4)
+		x->regs = made_again(&x->regs);
+	if (ptrace(PTRACE_GETREGSET, x->tid, NT_X86_XSTATE, &iov) < 0)
+		return -errno;
+	x->xlen = iov.iov_len;
+	if (ptrace(PTRACE_GETSIGMASK, x->tid, sizeof(x->sigmask), &x->sigmask) < 0)
+		return -errno;
+	if (syscall(SYS_get_robust_list, x->tid, &x->robust, &x->robust_len) < 0)
+		return -errno;
+	read_comm(x->tid, x->comm, sizeof(x->comm));
+	return 0;
+}
+
+/* New thread TID (stopped, its registers the leader's AT) becomes X. */
+static int become(pid_t tid, const struct user_regs_struct *at, const struct tracer_thread *x)
+{
+	struct iovec iov = { (void *)x->xstate, x->xlen };
+	uint64_t args[6] = { x->robust, x->robust_len, 0, 0, 0, 0 };
+	long ret;
+	int err;
+
+	/* Its robust list, made from where the leader's syscall is. */
+	err = tracer_inject(tid, SYS_set_robust_list, args, &ret);
+	if (!err && ret < 0)
+		err = (int)ret;
+	if (!err && ptrace(PTRACE_SETREGSET, tid, NT_X86_XSTATE, &iov) < 0)
+		err = -errno;
+	if (!err && ptrace(PTRACE_SETSIGMASK, tid, sizeof(x->sigmask), &x->sigmask) < 0)
+		err = -errno;
+	if (err)
+		return err;
+	/* Its name (gdb's `info threads` shows it). */
+	if (x->comm[0]) {
+		uint8_t saved[sizeof(x->comm)];
+		uint64_t scratch = (at->rsp - 128 - sizeof(saved)) & ~(uint64_t)15;
+		uint64_t name[6] = { PR_SET_NAME, scratch, 0, 0, 0, 0 };
+
+		if (tracer_read_mem(tid, scratch, saved, sizeof(saved)) == 0) {
+			if (tracer_write_mem(tid, scratch, x->comm, sizeof(x->comm)) == 0)
+				tracer_inject(tid, SYS_prctl, name, &ret);
+			tracer_write_mem(tid, scratch, saved, sizeof(saved));
+		}
+	}
+	return x->retrap ? retrap(tid, &x->regs) : tracer_set_regs(tid, &x->regs);
+}
+
 /* The offsets of TID's descriptors above 2 that are files: 0, or -EAGAIN
  * when there are more than C can hold. */
 static int note_files(pid_t tid, struct tracer_copy *c)
@@ -306,35 +492,81 @@ static int note_files(pid_t tid, struct tracer_copy *c)
 	return err;
 }
 
-int tracer_copy_make(pid_t tid, struct tracer_copy *c)
+int tracer_copy_make(pid_t tid, const struct tracer_thread *others, size_t n, struct tracer_copy *c)
 {
-	struct __ptrace_syscall_info info;
+	struct tracer_thread self;
+	struct user_regs_struct inj;
 	pid_t child;
-	int err;
+	int err, at;
 
 	memset(c, 0, sizeof(*c));
+	if (n > TRACER_COPY_THREADS)
+		return -EAGAIN;
 	err = tracer_get_regs(tid, &c->regs);
 	if (err)
 		return err;
-	memset(&info, 0, sizeof(info));
-	if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
-		return -errno;
-	if (info.op != PTRACE_SYSCALL_INFO_EXIT &&
-	    !(info.op == PTRACE_SYSCALL_INFO_SECCOMP && (long)c->regs.orig_rax == -1))
-		return -EAGAIN;
+	at = where(tid, &c->regs);
+	c->sysret = c->regs.rip;
+	if (at == 0) {
+		/* About to make a call (hermit winds parked calls back so): its
+		 * instruction is the one to fork with. */
+		if (!syscall_before(tid, c->regs.rip + 2))
+			return -EAGAIN; /* no syscall instruction to fork with */
+		c->sysret = c->regs.rip + 2;
+	} else if (at < 0) {
+		return at;
+	}
+	c->retrap = at == 1;
+	memset(&self, 0, sizeof(self));
+	self.tid = tid;
+	err = snap_thread(&self);
+	if (err)
+		return err;
+	c->robust = self.robust;
+	c->robust_len = self.robust_len;
+	c->threads = xcalloc(n + 1, sizeof(*c->threads));
+	for (size_t i = 0; i < n; i++) {
+		c->threads[i] = others[i];
+		err = snap_thread(&c->threads[i]);
+		if (err)
+			goto fail;
+	}
+	c->nthreads = n;
 	err = note_files(tid, c);
 	if (err)
-		return err;
-	err = fork_as(tid, &c->regs, info.op == PTRACE_SYSCALL_INFO_SECCOMP, 0, &child);
+		goto fail;
+	/* A call about to be made is replaced by the fork, then made again. */
+	inj = c->regs;
+	inj.rip = c->sysret;
+	err = fork_as(tid, &inj, at == 1 || at == 2, 0, &child);
+	if (!err && c->retrap)
+		err = retrap(tid, &c->regs);
+	if (at == 4)
+		/* Not stopped in it any more: about to make it again. */
+		c->regs = made_again(&c->regs);
+	if (!err && (at == 0 || at == 4))
+		err = tracer_set_regs(tid, &c->regs);
+	if (err && child)
+		kill(child, SIGKILL);
 	if (err)
-		return err;
+		goto fail;
 	err = park(child);
 	if (err) {
 		kill(child, SIGKILL);
-		return err;
+		goto fail;
 	}
 	c->pid = child;
 	return 0;
+fail:
+	tracer_copy_free(c);
+	return err;
+}
+
+void tracer_copy_free(struct tracer_copy *c)
+{
+	free(c->threads);
+	c->threads = NULL;
+	c->nthreads = 0;
 }
 
 int tracer_seize(pid_t pid)
@@ -376,27 +608,6 @@ static int take_copy(const struct tracer_copy *c)
 	return s.kind == TRACER_EXITED || s.kind == TRACER_KILLED ? -ESRCH : 0;
 }
 
-int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t *out)
-{
-	pid_t child = 0;
-	int err;
-
-	*out = 0;
-	err = take_copy(c);
-	if (err)
-		return err;
-	err = fork_as(c->pid, &c->regs, 0, nspid, &child);
-	if (park(c->pid) < 0 && !err)
-		err = -ESRCH;
-	if (err) {
-		if (child)
-			kill(child, SIGKILL);
-		return err;
-	}
-	*out = child;
-	return 0;
-}
-
 /* Open PATH in stopped process PID (registers AT) with FLAGS: the
  * descriptor, or -errno. */
 static long open_in(pid_t pid, const struct user_regs_struct *at, const char *path, int flags)
@@ -427,7 +638,7 @@ static void close_in(pid_t pid, long fd)
 	tracer_inject(pid, SYS_close, args, &ret);
 }
 
-int tracer_copy_settle(const struct tracer_copy *c, pid_t pid, pid_t last_pid)
+static int settle(const struct tracer_copy *c, pid_t pid, pid_t last_pid)
 {
 	const struct user_regs_struct *at = &c->regs;
 	char text[24];
@@ -476,5 +687,49 @@ int tracer_copy_settle(const struct tracer_copy *c, pid_t pid, pid_t last_pid)
 	}
 	close_in(pid, fd);
 	tracer_set_regs(pid, at);
+	return 0;
+}
+
+int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t last_pid, pid_t *out,
+		       pid_t *tids)
+{
+	const uint64_t thread =
+		CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
+	uint64_t args[6] = { c->robust, c->robust_len, 0, 0, 0, 0 };
+	struct user_regs_struct inj = c->regs; /* where a syscall instruction is */
+	pid_t child = 0;
+	long ret;
+	int err;
+
+	*out = 0;
+	inj.rip = c->sysret;
+	err = take_copy(c);
+	if (err)
+		return err;
+	err = fork_as(c->pid, &inj, 0, nspid, &child);
+	if (park(c->pid) < 0 && !err)
+		err = -ESRCH;
+	/* Its threads, each with the pid it had. */
+	for (size_t i = 0; !err && i < c->nthreads; i++) {
+		const struct tracer_thread *x = &c->threads[i];
+
+		tids[i] = 0;
+		err = clone_as(child, &inj, 0, thread | (x->clear_tid ? CLONE_CHILD_CLEARTID : 0),
+			       x->clear_tid, x->vtid, &tids[i]);
+		if (!err)
+			err = become(tids[i], &inj, x);
+	}
+	if (!err)
+		err = tracer_inject(child, SYS_set_robust_list, args, &ret);
+	if (!err)
+		err = settle(c, child, last_pid);
+	if (!err)
+		err = c->retrap ? retrap(child, &c->regs) : tracer_set_regs(child, &c->regs);
+	if (err) {
+		if (child)
+			kill(child, SIGKILL);
+		return err;
+	}
+	*out = child;
 	return 0;
 }

@@ -143,32 +143,57 @@ int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret);
 	 PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)
 
 /* checkpoint.c: copies of a guest process for a replay's checkpoints. */
-#define TRACER_COPY_FILES 64
+#define TRACER_COPY_FILES   64
+#define TRACER_COPY_THREADS 64
+
+/* A thread of a copied process, other than its leader, as it was. */
+struct tracer_thread {
+	pid_t tid;	    /* host thread id in the original (the caller says) */
+	pid_t vtid;	    /* in its namespace: its new self gets it again (the caller says) */
+	uint64_t clear_tid; /* its CLONE_CHILD_CLEARTID word, 0: none (the caller says) */
+	struct user_regs_struct regs;
+	uint8_t xstate[4096]; /* PTRACE_GETREGSET NT_X86_XSTATE */
+	size_t xlen;
+	uint64_t sigmask;
+	uint64_t robust, robust_len; /* get_robust_list */
+	int retrap;		     /* at the seccomp stop of a call not made yet */
+	char comm[16];
+};
 
 struct tracer_copy {
 	pid_t pid;		      /* the copy: stopped, untraced */
-	struct user_regs_struct regs; /* the original's at the copy */
+	struct user_regs_struct regs; /* the original leader's at the copy */
+	int retrap;		      /* the leader was at the seccomp stop of a call
+				       * not made yet: the revived one makes it again */
+	uint64_t sysret;	      /* just after a syscall instruction (injections) */
+	uint64_t robust, robust_len;  /* the leader's robust list */
 	int nfiles;		      /* its files' descriptors and offsets, which the
 				       * copy shares with the original */
 	int fd[TRACER_COPY_FILES];
 	int64_t pos[TRACER_COPY_FILES];
+	size_t nthreads; /* its other threads, made again when revived */
+	struct tracer_thread *threads;
 };
-/* Whether stopped process TID can be copied: 0, or -EAGAIN with WHY (it
- * has threads, descriptors other than files that FD_OK does not allow,
- * shared writable memory). */
-int tracer_copy_check(pid_t tid, int (*fd_ok)(void *ctx, int fd), void *ctx, char *why,
-		      size_t size);
-/* Copy TID, stopped at a syscall-exit stop or at a seccomp stop of a
- * skipped call (else -EAGAIN); TID is left as it was. */
-int tracer_copy_make(pid_t tid, struct tracer_copy *c);
+/* Whether stopped process TID, of NTHREADS threads, can be copied: 0, or
+ * -EAGAIN with WHY (another number of threads, descriptors other than
+ * files that FD_OK does not allow, shared writable memory). */
+int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd), void *ctx,
+		      char *why, size_t size);
+/* Copy process TID (its leader) and its threads OTHERS (N of them, each's
+ * tid, vtid and clear_tid filled in), all stopped: the leader at a
+ * syscall exit or seccomp stop, the others there or out of any syscall
+ * (else -EAGAIN). The process is left as it was. */
+int tracer_copy_make(pid_t tid, const struct tracer_thread *others, size_t n,
+		     struct tracer_copy *c);
+void tracer_copy_free(struct tracer_copy *c);
 /* A new process from copy C, with pid NSPID in its namespace (free, or
- * freed within 2 s), C's memory and registers, traced by the caller and
- * stopped: its host pid in *OUT. C stays as it was. */
-int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t *out);
-/* PID, just revived from C: its files' offsets as when C was made; the
- * next pid its namespace gives is LAST_PID + 1, as then too; its stdout
- * and stderr go to /dev/null. 0, or -errno when that could not be done. */
-int tracer_copy_settle(const struct tracer_copy *c, pid_t pid, pid_t last_pid);
+ * freed within 2 s), C's memory, and threads, registers and stops as the
+ * original's, traced by the caller and stopped; its files' offsets as when
+ * C was made, the namespace's next pid LAST_PID + 1 as then, its stdout
+ * and stderr to /dev/null. The leader's host pid in *OUT, the threads' in
+ * TIDS (C's order). C stays as it was. */
+int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t last_pid, pid_t *out,
+		       pid_t *tids);
 /* Trace PID (not traced by anyone) with TRACER_PTRACE_OPTIONS. */
 int tracer_seize(pid_t pid);
 /* Stop tracing PID, which runs or waits, letting it go on. */

@@ -29,14 +29,15 @@ def when():
 
 
 def checkpoints():
-    """(events of the checkpoints, how many seeks started from one)"""
+    """([(event, threads) of each checkpoint], how many seeks started from one)"""
     text = run("monitor checkpoints").strip()
     if text == "checkpoints are off":
         return [], 0
-    m = re.match(r"(\d+) checkpoints?(?: at events ([\d ]+))?; one every \d+ events; "
+    m = re.match(r"(\d+) checkpoints?(?: at events (.*))?; one every \d+ events; "
                  r"(\d+) restored$", text)
     check(m is not None, "monitor checkpoints said %r" % text)
-    at = [int(x) for x in (m.group(2) or "").split()]
+    at = [(int(e), int(t)) for e, t in
+          re.findall(r"(\d+) \((\d+) threads?\)", m.group(2) or "")]
     check(len(at) == int(m.group(1)), "monitor checkpoints: %r" % text)
     return at, int(m.group(3))
 
@@ -49,6 +50,7 @@ def stop(what):
 
 want = os.environ["CHECKPOINTS"] == "1"
 n = int(os.environ.get("TICKS", "6000"))
+threads = int(os.environ.get("THREADS", "1"))
 top = (n - 1) // 500 * 500  # the last tick
 mid = n // 2 + 100
 try:
@@ -67,6 +69,9 @@ try:
     at, restored = checkpoints()
     if want:
         check(len(at) >= 5 and at == sorted(at), "checkpoints at %r" % at)
+        if threads > 1:
+            check(any(t == threads + 1 for _, t in at),
+                  "no checkpoint while the %d threads ran: %r" % (threads, at))
     else:
         check(at == [] and restored == 0, "checkpoints made: %r" % at)
 

@@ -79,6 +79,23 @@ grep '^STOP ' "$WORK/ticks-none.out" >"$WORK/ticks-none.stops"
 n=$(grep -c '^ticks 6000$' "$WORK/ticks.serve")
 [ "$n" = 1 ] || fail "the replay printed the program's output $n times"
 
+# The same loop in a thread of its own, beside the main thread (joining
+# it) and two waiting on a condition variable: checkpoints are made while
+# the four threads live, and revived with all four.
+export HERMIT_DATA_DIR="$WORK/ticks-threads"
+hm "$WORK/rec-threads" record start -- "$GUESTS/ticks" 6000 - threads
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec-threads.err" >&2; fail "recording ticks threads exited $st"; }
+THREADS=3 CHECKPOINTS=1 HERMIT_CHECKPOINT_EVERY=500 serve ticks-threads checkpoints.py \
+	"$GUESTS/ticks"
+CHECKPOINTS=0 HERMIT_CHECKPOINTS=0 serve ticks-threads-none checkpoints.py "$GUESTS/ticks"
+grep '^STOP ' "$WORK/ticks-threads.out" >"$WORK/ticks-threads.stops"
+grep '^STOP ' "$WORK/ticks-threads-none.out" >"$WORK/ticks-threads-none.stops"
+[ -s "$WORK/ticks-threads.stops" ] &&
+	cmp -s "$WORK/ticks-threads.stops" "$WORK/ticks-threads-none.stops" ||
+	{ diff "$WORK/ticks-threads.stops" "$WORK/ticks-threads-none.stops" >&2
+	  fail "checkpoints changed the stops (threads)"; }
+
 # A guest that writes a file half way: checkpoints end there (a revived
 # one would see the file as written later), and going back still works.
 export HERMIT_DATA_DIR="$WORK/ticks-write"
