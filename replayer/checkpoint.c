@@ -5,7 +5,8 @@
  *
  * A checkpoint is a fork of hermit made while the replay runs forwards,
  * every cp_every events, where the recorder offers one (a guest of one
- * process and one thread, right after an event: recorder/checkpoint.c).
+ * process whose threads wait where a copy can take them, right after an
+ * event: recorder/checkpoint.c).
  * The recorder copies the guest process first; the fork (a "holder")
  * keeps the copy, and its own memory is the whole replay's state at that
  * moment, the recorder's and the debugger's. It waits on a socket.

@@ -3,23 +3,30 @@
  * Copies of a guest process, for a replay's checkpoints (DESIGN.md
  * "Replay"; the policy is replayer/checkpoint.c).
  *
- * A copy is made by the process itself: a fork injected at a stop where
- * nothing is half done in the kernel (a syscall-exit stop, or a seccomp
- * stop of a call the replay skips). CLONE_PARENT gives the copy the
- * original's parent (init). The copy gets the original's registers and
- * is detached with SIGSTOP: it waits, stopped and untraced, its memory the
- * original's at the moment of the copy.
+ * A copy is made by the process itself: its leader (the thread whose id
+ * is the pid) runs a clone3 injected where a syscall instruction is (a
+ * syscall-exit stop, a seccomp stop, a call wound back to be made again),
+ * with CLONE_PARENT (init is the copy's parent, as it is the original's)
+ * and set_tid at the top of the pid space (the namespace's cursor does not
+ * move, so the guest's own forks and threads keep the pids they had when
+ * recorded). The copy is detached with SIGSTOP: it waits, stopped and
+ * untraced, its memory the original's at the moment of the copy. The
+ * other threads are noted: registers, xstate, signal mask, robust list,
+ * name, and where they were stopped.
  *
- * Reviving a copy makes a second fork, in the copy, with clone3's set_tid:
- * the new process has the original's pid in the guest's namespace (the
- * original must be gone by then), the copy's memory and the original's
- * registers, and is traced by the caller, stopped. The copy stays as it
- * was, to be revived again.
+ * Reviving a copy makes a second fork, in the copy, with set_tid the
+ * original's pid in the guest's namespace (the original must be gone by
+ * then), then each thread again with clone3 CLONE_THREAD and its old tid,
+ * gives each its state back, and leaves all traced by the caller and
+ * stopped as the originals were: a thread that was at the seccomp stop of
+ * a call not made yet makes it again to that stop; one stopped in a call
+ * the kernel would restart is wound back to make it again, which is what
+ * the restart does. The copy stays as it was, to be revived again.
  *
- * Only a process of one thread whose descriptors are files, and which
- * shares no writable memory, is copied: a fork does not copy threads,
- * and pipes, sockets or shared mappings are the same objects in the copy,
- * changed by what the original did since.
+ * Only a process whose descriptors are files, and which shares no writable
+ * memory, is copied: pipes, sockets or shared mappings are the same
+ * objects in the copy, changed by what the original did since. A
+ * thread's alternate signal stack is not kept.
  */
 #include "config.h"
 
