@@ -95,8 +95,9 @@ int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd
 
 		if (e->d_name[0] == '.' || fd <= 2)
 			continue;
+		/* (A memfd is no file: its bytes are the same in the copy.) */
 		if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0 ||
-		    (target[0] != '/' && !fd_ok(ctx, fd))) {
+		    ((target[0] != '/' || strncmp(target, "/memfd:", 7) == 0) && !fd_ok(ctx, fd))) {
 			snprintf(why, size, "descriptor %d is not a file (%s)", fd, target);
 			closedir(d);
 			return -EAGAIN;
