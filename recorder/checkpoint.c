@@ -191,6 +191,8 @@ int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
 	pid_t old = lead->tid, now, tids[TRACER_COPY_THREADS];
 	int err;
 
+	/* (init, untraced, reaps the old process, whose pids are wanted) */
+	err = tracer_copy_revive(&cp->copy, lead->vtid, r->last_vpid, &now, tids);
 	/* Hermit's helpers again (so that the namespace ends with us). */
 	for (int i = 0; i < 2; i++) {
 		if (r->guest.system[i] > 0 && tracer_seize(r->guest.system[i]) < 0)
@@ -204,7 +206,6 @@ int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
 		else
 			i++;
 	}
-	err = tracer_copy_revive(&cp->copy, lead->vtid, r->last_vpid, &now, tids);
 	if (err) {
 		hm_error("cannot go back to the checkpoint at event %llu: %s",
 			 (unsigned long long)r->frames, hm_strerror(err));

@@ -696,6 +696,10 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 	struct task *t = rec_task_find(r, s->tid);
 
 	if (!t) {
+		/* A child of hermit's that is no tracee (a checkpoint's process,
+		 * replayer/checkpoint.c: hermit is a subreaper) ended. */
+		if (s->kind == TRACER_EXITED || s->kind == TRACER_KILLED)
+			return;
 		/* A child whose first stop beat its parent's fork event. */
 		t = rec_task_add(r, s->tid);
 	}

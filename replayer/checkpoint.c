@@ -19,10 +19,12 @@
  * copy, takes gdb's connection over and replays from there; first it
  * forks a new holder of the same copy, so the checkpoint stays.
  *
- * Holders are not children of the process that serves gdb (that one waits
- * for any child of its guest), but of the `hermit replay` process, a
- * subreaper: they are forked through a child that exits at once. They end
- * when told, or when that process ends (its pipe, life_fd, closes).
+ * Holders are forked through a child that exits at once, so that they are
+ * the children of the nearest subreaper: the process that serves gdb (which
+ * ignores the exits of children it does not trace), then, once it is gone,
+ * the `hermit replay` process. They end when told, or when that process
+ * ends (its pipe, life_fd, closes). A holder that takes over tells that
+ * process it serves now (news_fd), so that it notices if it dies.
  *
  * HERMIT_CHECKPOINTS=0 turns them off (to compare, or to rule them out);
  * HERMIT_CHECKPOINT_EVERY=N makes the first ones N events apart (tests).
@@ -56,11 +58,12 @@ static uint64_t first_every(void)
 	return env && *env && !*end && n > 0 ? n : FIRST_EVERY;
 }
 
-void replay_cp_init(struct dbg *d, int life_fd)
+void replay_cp_init(struct dbg *d, int life_fd, int news_fd)
 {
 	const char *env = getenv("HERMIT_CHECKPOINTS");
 
 	d->life_fd = life_fd;
+	d->news_fd = news_fd;
 	d->cp_off = life_fd < 0 || (env && strcmp(env, "0") == 0);
 	d->cp_every = first_every();
 	d->cp_last = 0;
@@ -133,7 +136,7 @@ static int spawn(struct dbg *d, struct rec_cp *cp, uint64_t frames)
 	pid_t mid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return 0;
+		return -1;
 	mid = fork();
 	if (mid == 0) {
 		pid_t h = fork();
@@ -144,7 +147,16 @@ static int spawn(struct dbg *d, struct rec_cp *cp, uint64_t frames)
 		return hold(d, cp, sv[1], frames);
 	}
 	close(sv[1]);
-	if (mid < 0 || waitpid(mid, &st, 0) != mid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+	if (mid > 0) {
+		pid_t got;
+
+		do
+			got = waitpid(mid, &st, __WALL);
+		while (got < 0 && errno == EINTR);
+		if (got != mid)
+			mid = -1;
+	}
+	if (mid < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		close(sv[0]);
 		return -1;
 	}
@@ -173,7 +185,10 @@ int replay_dbg_checkpoint(void *ctx, uint64_t frames, struct rec_cp *cp)
 			drop(d, i);
 		d->cp_every *= 2;
 	}
-	if (rec_cp_copy(cp) < 0)
+	r = rec_cp_copy(cp);
+	if (r == -EPERM)
+		d->cp_off = 1; /* it will not be able to, later either */
+	if (r < 0)
 		return 0;
 	d->ncopy_bps = 0;
 	for (size_t i = 0; i < d->nbps; i++) {
@@ -211,38 +226,56 @@ static struct holder *pick(struct dbg *d)
 	return best;
 }
 
+/* Wait up to 5 s for byte WANT on FD: 0, or -1. */
+static int await(int fd, char want)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	char c;
+	int n;
+
+	do
+		n = poll(&p, 1, 5000);
+	while (n < 0 && errno == EINTR);
+	return n > 0 && read_all(fd, &c, 1) == 0 && c == want ? 0 : -1;
+}
+
 void replay_cp_restore(struct dbg *d, struct rec *run)
 {
-	struct holder *h = pick(d);
-	uint64_t at;
 	size_t size = rsp_session_state_size(), n;
-	char *rsp;
-	int fd;
+	char *rsp = xmalloc(size);
+	struct holder *h;
 
-	if (!h)
-		return;
-	at = h->frames;
-	fd = h->fd;
-	for (size_t i = d->nholders; i-- > 0;) {
-		if (d->holders[i].frames > at)
-			drop(d, i);
+	while ((h = pick(d))) {
+		uint64_t at = h->frames;
+		int fd = h->fd;
+
+		for (size_t i = d->nholders; i-- > 0;) {
+			if (d->holders[i].frames > at)
+				drop(d, i);
+		}
+		d->scan_base = d->mode == SCAN ? at : 0;
+		d->cp_restores++;
+		hm_debug("debugger: from the checkpoint at event %" PRIu64, at);
+		rsp_session_save(d->rsp, rsp);
+		n = d->hits.n;
+		/* The holder answers once it has the state; only then is this
+		 * run left to it (the run stays here when it does not). */
+		if (hm_write_all(fd, "T", 1) == 0 && hm_write_all(fd, d, sizeof(*d)) == 0 &&
+		    hm_write_all(fd, &n, sizeof(n)) == 0 &&
+		    hm_write_all(fd, d->hits.v, n * sizeof(*d->hits.v)) == 0 &&
+		    hm_write_all(fd, rsp, size) == 0 && await(fd, 'A') == 0) {
+			rec_abandon(run);
+			hm_write_all(fd, "G", 1);
+			_exit(0); /* the holder serves gdb now */
+		}
+		hm_warn("the checkpoint at event %" PRIu64 " is gone", at);
+		for (size_t i = 0; i < d->nholders; i++) {
+			if (d->holders[i].fd == fd)
+				drop(d, i);
+		}
+		d->cp_restores--;
 	}
-	d->scan_base = d->mode == SCAN ? at : 0;
-	d->cp_restores++;
-	hm_debug("debugger: from the checkpoint at event %" PRIu64, at);
-	rec_abandon(run);
-	rsp = xmalloc(size);
-	rsp_session_save(d->rsp, rsp);
-	n = d->hits.n;
-	if (hm_write_all(fd, "T", 1) == 0 && hm_write_all(fd, d, sizeof(*d)) == 0 &&
-	    hm_write_all(fd, &n, sizeof(n)) == 0 &&
-	    hm_write_all(fd, d->hits.v, n * sizeof(*d->hits.v)) == 0 &&
-	    hm_write_all(fd, rsp, size) == 0)
-		_exit(0); /* the holder serves gdb now */
 	free(rsp);
-	/* The holder is gone, and the run with it: replay from the start. */
-	hm_warn("the checkpoint at event %" PRIu64 " is gone: replaying from the start", at);
-	replay_cp_drop_all(d);
 }
 
 /* Take over from the process that served gdb, whose state is on FD: a
@@ -279,13 +312,33 @@ static int take_state(struct dbg *d, int fd, uint64_t frames)
 	d->rsp = mine.rsp;
 	rsp_session_load(d->rsp, rsp);
 	free(rsp);
+	uint64_t live_frames[MAX_HOLDERS];
+	int live_fds[MAX_HOLDERS];
+	size_t d_live_n = d->nholders;
+
+	for (size_t k = 0; k < d_live_n; k++) {
+		live_frames[k] = d->holders[k].frames;
+		live_fds[k] = d->holders[k].fd;
+	}
 	/* What belongs to this replay, at this point, is ours. */
 	d->stop = NULL;
 	d->frames = mine.frames;
 	memcpy(d->counts, mine.counts, sizeof(d->counts));
 	d->ncounts = mine.ncounts;
-	memcpy(d->holders, mine.holders, sizeof(d->holders));
-	d->nholders = mine.nholders;
+	/* Ours are those made before we were; of them, those the process that
+	 * served gdb still has (it ends some when there are too many). */
+	d->nholders = 0;
+	for (size_t i = 0; i < mine.nholders; i++) {
+		int live = 0;
+
+		for (size_t k = 0; k < d_live_n; k++)
+			live |= live_frames[k] == mine.holders[i].frames &&
+				live_fds[k] == mine.holders[i].fd;
+		if (live)
+			d->holders[d->nholders++] = mine.holders[i];
+		else
+			close(mine.holders[i].fd);
+	}
 	d->cp_last = frames;
 	d->cp_every = mine.cp_every;
 	d->rerun = 0;
@@ -318,9 +371,13 @@ static int hold(struct dbg *d, struct rec_cp *cp, int fd, uint64_t frames)
 		}
 		if (p[0].revents) {
 			if (read_all(fd, &kind, 1) < 0 || kind != 'T' ||
-			    take_state(d, fd, frames) < 0)
-				break;
-			kind = 'T';
+			    take_state(d, fd, frames) < 0 || hm_write_all(fd, "A", 1) < 0)
+				kind = 0;
+			/* The run is ours once the other process has left it
+			 * ('G'), or is gone. */
+			else if (await(fd, 'G') < 0)
+				hm_debug("checkpoint at event %" PRIu64 ": no go, taking over",
+					 frames);
 			break;
 		}
 	}
@@ -331,6 +388,12 @@ static int hold(struct dbg *d, struct rec_cp *cp, int fd, uint64_t frames)
 	}
 	hm_debug("checkpoint at event %" PRIu64 ": takes over", frames);
 	close(fd);
+	{
+		/* This process serves gdb from now on. */
+		struct replay_news news = { REPLAY_NEWS_SERVER, (int)getpid() };
+
+		hm_write_all(d->news_fd, &news, sizeof(news));
+	}
 	if (rec_cp_revive(cp, &pid) < 0) {
 		/* Replay from the start instead, and from now on. */
 		hm_warn("checkpoints are off for this session: seeks replay from the start");

@@ -432,7 +432,7 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 /* ---- the session: replays until gdb leaves ---- */
 
 int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *source,
-		 int (*reopen)(void *ctx), void *reopen_ctx, int life_fd)
+		 int (*reopen)(void *ctx), void *reopen_ctx, int life_fd, int news_fd)
 {
 	struct dbg d;
 	struct rec_debugger hooks = { &d,
@@ -447,7 +447,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 
 	memset(&d, 0, sizeof(d));
 	d.rc = rc;
-	replay_cp_init(&d, life_fd);
+	replay_cp_init(&d, life_fd, news_fd);
 	d.fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (d.fd < 0) {
 		hm_error("cannot accept gdb's connection: %s", hm_strerror(errno));

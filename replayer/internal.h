@@ -168,6 +168,7 @@ struct dbg {
 	size_t nholders;
 	int cp_off;	      /* HERMIT_CHECKPOINTS=0, or no life_fd */
 	int life_fd;	      /* closes when `hermit replay` ends: holders end too */
+	int news_fd;	      /* to `hermit replay`: a holder serves now */
 	uint64_t cp_every;    /* events between checkpoints */
 	uint64_t cp_last;     /* the event of the last one made */
 	uint64_t scan_base;   /* SCAN: the checkpoint's event it started from (0: the start) */
@@ -229,8 +230,8 @@ int replay_dbg_at_start(void *ctx);
 
 /* ---- checkpoint.c: checkpoints ---- */
 
-/* No checkpoints yet; LIFE_FD < 0: none ever. */
-void replay_cp_init(struct dbg *d, int life_fd);
+/* No checkpoints yet; LIFE_FD < 0: none ever. NEWS_FD: see replay_debug. */
+void replay_cp_init(struct dbg *d, int life_fd, int news_fd);
 /* struct rec_debugger's checkpoint hooks, CTX a struct dbg. */
 int replay_dbg_checkpoint(void *ctx, uint64_t frames, struct rec_cp *cp);
 void replay_dbg_no_checkpoints(void *ctx);

@@ -90,12 +90,22 @@ int replay_gdb(const struct replay_options *o);
 
 /* ---- debug.c: the replay under gdb ---- */
 
+/* What the process serving gdb tells `hermit replay` on NEWS_FD (a pipe):
+ * that it serves now (a checkpoint took over: value is its pid), or the
+ * replay's status, the last word. */
+enum { REPLAY_NEWS_SERVER = 1, REPLAY_NEWS_STATUS = 2 };
+struct replay_news {
+	int kind;
+	int value;
+};
+
 /* Accept gdb on LISTEN_FD and replay RC for it, again and again as it
  * goes back, until it leaves; REOPEN rewinds SOURCE before each replay
  * after the first. LIFE_FD (>= 0: checkpoints are made) is a pipe whose
  * far end `hermit replay` holds: it ends the checkpoints' processes when
- * that process ends. The last replay's exit status. */
+ * that process ends; a checkpoint that takes over says so on NEWS_FD.
+ * The last replay's exit status. */
 int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *source,
-		 int (*reopen)(void *ctx), void *reopen_ctx, int life_fd);
+		 int (*reopen)(void *ctx), void *reopen_ctx, int life_fd, int news_fd);
 
 #endif /* HERMIT_REPLAYER_H */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -237,10 +238,13 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 	fflush(NULL);
 	server = fork();
 	if (server == 0) {
+		struct replay_news news = { REPLAY_NEWS_STATUS, 0 };
+
 		close(status_pipe[0]);
 		close(life[1]);
-		status = replay_debug(rc, listen_fd, source, rewind_log, rw, life[0]);
-		hm_write_all(status_pipe[1], &status, sizeof(status));
+		news.value = replay_debug(rc, listen_fd, source, rewind_log, rw, life[0],
+					  status_pipe[1]);
+		hm_write_all(status_pipe[1], &news, sizeof(news));
 		fflush(NULL);
 		_exit(0);
 	}
@@ -250,21 +254,36 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 		hm_error("cannot start the replay: %s", hm_strerror(errno));
 	} else {
 		struct pollfd p = { status_pipe[0], POLLIN, 0 };
-		ssize_t n = -1;
+		struct replay_news news;
 
-		/* Reap the servers that handed over, and ended checkpoints. */
-		while (poll(&p, 1, 500) >= 0 || errno == EINTR) {
+		/* Reap the servers that handed over, and ended checkpoints; hear
+		 * which process serves now, and the status. A server that is
+		 * gone without one ends the wait (its checkpoints hold the pipe). */
+		for (;;) {
+			int n = poll(&p, 1, 500);
+
 			while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 				;
-			if (p.revents) {
+			if (n < 0 && errno != EINTR)
+				break;
+			if (n > 0) {
+				ssize_t got;
+
 				do
-					n = read(status_pipe[0], &status, sizeof(status));
-				while (n < 0 && errno == EINTR);
+					got = read(status_pipe[0], &news, sizeof(news));
+				while (got < 0 && errno == EINTR);
+				if (got != (ssize_t)sizeof(news))
+					break;
+				if (news.kind == REPLAY_NEWS_STATUS) {
+					status = news.value;
+					break;
+				}
+				server = news.value;
+			} else if (kill(server, 0) < 0 && errno == ESRCH) {
+				hm_error("the replay ended without a status");
 				break;
 			}
 		}
-		if (n != (ssize_t)sizeof(status))
-			status = HM_EXIT_INTERNAL;
 	}
 	close(status_pipe[0]);
 	close(life[1]);

@@ -78,6 +78,21 @@ int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd
 	struct dirent *e;
 	FILE *f;
 
+	/* clone3's set_tid wants CAP_SYS_ADMIN in the guest's namespace. */
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (f) {
+		unsigned long long caps = 0;
+
+		while (fgets(line, sizeof(line), f) && sscanf(line, "CapEff: %llx", &caps) != 1)
+			;
+		fclose(f);
+		if (!(caps & (1ULL << 21))) {
+			snprintf(why, size,
+				 "it cannot choose its children's pids (no CAP_SYS_ADMIN)");
+			return -EPERM;
+		}
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task", tid);
 	if (count_entries(path) != (int)nthreads) {
 		snprintf(why, size, "its threads are not all known yet");
@@ -125,8 +140,9 @@ int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd
 
 /* Resume TID with PTRACE_SYSCALL until the exit stop of the call it is in
  * (or enters); a fork on the way gives its child in *CHILD. */
-/* (Any signal but SIGSTOP ends it with -EAGAIN: the caller gives up.) */
-static int finish_call(pid_t tid, pid_t *child)
+/* Other signals end it with -EAGAIN (the caller gives up; the signal is
+ * sent again), unless DROP: then they are dropped (a waiting copy's). */
+static int finish_call(pid_t tid, pid_t *child, int drop)
 {
 	for (;;) {
 		struct tracer_stop s;
@@ -146,10 +162,23 @@ static int finish_call(pid_t tid, pid_t *child)
 			*child = (pid_t)s.msg;
 			break;
 		case TRACER_SYSCALL_EXIT:
-			return 0;
+		case TRACER_SYSCALL_ENTRY: {
+			/* (Told apart by the kernel, not by rax: a call that
+			 * returns -ENOSYS looks like an entry.) */
+			struct __ptrace_syscall_info info;
+
+			memset(&info, 0, sizeof(info));
+			if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
+				return -errno;
+			if (info.op == PTRACE_SYSCALL_INFO_EXIT)
+				return 0;
+			break;
+		}
 		case TRACER_SIGNAL:
-			/* A copy's SIGSTOP that kept it waiting comes late: drop it. */
-			if (s.sig == SIGSTOP)
+			/* A copy's SIGSTOP that kept it waiting comes late, and
+			 * what reached a waiting copy (the terminal's Ctrl-C to
+			 * its process group) is not the guest's: drop them. */
+			if (s.sig == SIGSTOP || drop)
 				break;
 			/* Not now: the signal is sent again once the call is done. */
 			syscall(SYS_tkill, tid, s.sig);
@@ -213,7 +242,7 @@ static int syscall_before(pid_t tid, uint64_t addr)
  * seccomp stop of a skipped call, which runs ours in its place). The
  * child's host pid in *CHILD; TID's registers and memory are as before. */
 static int clone_as(pid_t tid, const struct user_regs_struct *at, int from_seccomp, uint64_t flags,
-		    uint64_t child_tid, pid_t want, pid_t *child)
+		    uint64_t child_tid, pid_t want, pid_t *child, int *ran)
 {
 	struct clone3_args a;
 	struct user_regs_struct regs;
@@ -250,9 +279,11 @@ static int clone_as(pid_t tid, const struct user_regs_struct *at, int from_secco
 		}
 		regs.rdi = scratch;
 		regs.rsi = sizeof(a);
+		if (ran)
+			*ran = 1; /* from here on, TID\'s stop is used up */
 		err = tracer_set_regs(tid, &regs);
 		if (!err)
-			err = finish_call(tid, child);
+			err = finish_call(tid, child, want != 0);
 		if (!err && !*child) {
 			err = tracer_get_regs(tid, &regs);
 			if (!err)
@@ -286,9 +317,9 @@ static int clone_as(pid_t tid, const struct user_regs_struct *at, int from_secco
 }
 
 static int fork_as(pid_t tid, const struct user_regs_struct *at, int from_seccomp, pid_t want,
-		   pid_t *child)
+		   pid_t *child, int *ran)
 {
-	return clone_as(tid, at, from_seccomp, CLONE_PARENT, 0, want, child);
+	return clone_as(tid, at, from_seccomp, CLONE_PARENT, 0, want, child, ran);
 }
 
 /* TID, stopped (not in a syscall) with registers AT but for a call that
@@ -505,7 +536,7 @@ int tracer_copy_make(pid_t tid, const struct tracer_thread *others, size_t n, st
 	struct tracer_thread self;
 	struct user_regs_struct inj;
 	pid_t child;
-	int err, at;
+	int err, at, ran = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (n > TRACER_COPY_THREADS)
@@ -546,14 +577,22 @@ int tracer_copy_make(pid_t tid, const struct tracer_thread *others, size_t n, st
 	/* A call about to be made is replaced by the fork, then made again. */
 	inj = c->regs;
 	inj.rip = c->sysret;
-	err = fork_as(tid, &inj, at == 1 || at == 2, 0, &child);
-	if (!err && c->retrap)
-		err = retrap(tid, &c->regs);
-	if (at == 4)
-		/* Not stopped in it any more: about to make it again. */
-		c->regs = made_again(&c->regs);
-	if (!err && (at == 0 || at == 4))
-		err = tracer_set_regs(tid, &c->regs);
+	err = fork_as(tid, &inj, at == 1 || at == 2, 0, &child, &ran);
+	if (ran) {
+		/* The leader's stop was used: put it back as it would go on,
+		 * whether the fork worked or not. A call it was in is made
+		 * again (at 4, it is no longer stopped in it). */
+		int e = 0;
+
+		if (at == 4)
+			c->regs = made_again(&c->regs);
+		if (c->retrap)
+			e = retrap(tid, &c->regs);
+		else if (at == 0 || at == 4)
+			e = tracer_set_regs(tid, &c->regs);
+		if (e && !err)
+			err = e;
+	}
 	if (err && child)
 		kill(child, SIGKILL);
 	if (err)
@@ -714,7 +753,7 @@ int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t last_pid,
 	err = take_copy(c);
 	if (err)
 		return err;
-	err = fork_as(c->pid, &inj, 0, nspid, &child);
+	err = fork_as(c->pid, &inj, 0, nspid, &child, NULL);
 	if (park(c->pid) < 0 && !err)
 		err = -ESRCH;
 	/* Its threads, each with the pid it had. */
@@ -723,7 +762,7 @@ int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t last_pid,
 
 		tids[i] = 0;
 		err = clone_as(child, &inj, 0, thread | (x->clear_tid ? CLONE_CHILD_CLEARTID : 0),
-			       x->clear_tid, x->vtid, &tids[i]);
+			       x->clear_tid, x->vtid, &tids[i], NULL);
 		if (!err)
 			err = become(tids[i], &inj, x);
 	}

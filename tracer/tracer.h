@@ -152,7 +152,7 @@ struct tracer_thread {
 	pid_t vtid;	    /* in its namespace: its new self gets it again (the caller says) */
 	uint64_t clear_tid; /* its CLONE_CHILD_CLEARTID word, 0: none (the caller says) */
 	struct user_regs_struct regs;
-	uint8_t xstate[4096]; /* PTRACE_GETREGSET NT_X86_XSTATE */
+	uint8_t xstate[16384]; /* PTRACE_GETREGSET NT_X86_XSTATE (AMX needs 11 KB) */
 	size_t xlen;
 	uint64_t sigmask;
 	uint64_t robust, robust_len; /* get_robust_list */
