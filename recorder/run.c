@@ -130,6 +130,11 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 	int guest;
 
 	if (t->system == 1) {
+		/* Its pid may be another's soon: no kill or seize may reach it. */
+		for (int i = 0; i < 2; i++) {
+			if (r->guest.system[i] == t->tid)
+				r->guest.system[i] = 0;
+		}
 		/* A launch helper only ends early when the launch failed. */
 		if (!r->main_done && r->guest.main == 0)
 			set_main_status(r, s->kind == TRACER_EXITED && s->status

@@ -342,8 +342,10 @@ static int retrap(pid_t tid, const struct user_regs_struct *at)
 			err = -ESRCH;
 		if (!err && s.kind == TRACER_SECCOMP)
 			return tracer_set_regs(tid, at);
-		if (!err && s.kind == TRACER_SIGNAL && s.sig != SIGSTOP)
+		if (!err && s.kind == TRACER_SIGNAL && s.sig != SIGSTOP) {
+			syscall(SYS_tkill, tid, s.sig); /* its own: it gets it later */
 			err = -EAGAIN;
+		}
 	}
 	return err ? err : -EAGAIN;
 }
