@@ -80,7 +80,10 @@ void rec_cp_offer(struct rec *r, struct task *t)
 		return;
 	int took = d->checkpoint(d->ctx, r->frames, &cp);
 
-	/* (A fork that keeps the copy has its own copy of this.) */
+	/* (A fork that keeps the copy has its own copy of this, and of the
+	 * copy's pidfd.) */
+	if (cp.copy.pid > 0)
+		close(cp.copy.pidfd);
 	tracer_copy_free(&cp.copy);
 	switch (took) {
 	case 1:
@@ -161,10 +164,7 @@ size_t rec_cp_threads(const struct rec_cp *cp)
 
 void rec_cp_drop(struct rec_cp *cp)
 {
-	if (cp->copy.pid > 0)
-		kill(cp->copy.pid, SIGKILL);
-	cp->copy.pid = 0;
-	tracer_copy_free(&cp->copy);
+	tracer_copy_kill(&cp->copy);
 }
 
 /* The run's records of task X (FROM) are now of host id TO. */

@@ -226,15 +226,15 @@ static struct holder *pick(struct dbg *d)
 	return best;
 }
 
-/* Wait up to 5 s for byte WANT on FD: 0, or -1. */
-static int await(int fd, char want)
+/* Wait up to MS ms for byte WANT on FD: 0, or -1. */
+static int await(int fd, char want, int ms)
 {
 	struct pollfd p = { fd, POLLIN, 0 };
 	char c;
 	int n;
 
 	do
-		n = poll(&p, 1, 5000);
+		n = poll(&p, 1, ms);
 	while (n < 0 && errno == EINTR);
 	return n > 0 && read_all(fd, &c, 1) == 0 && c == want ? 0 : -1;
 }
@@ -263,7 +263,7 @@ void replay_cp_restore(struct dbg *d, struct rec *run)
 		if (hm_write_all(fd, "T", 1) == 0 && hm_write_all(fd, d, sizeof(*d)) == 0 &&
 		    hm_write_all(fd, &n, sizeof(n)) == 0 &&
 		    hm_write_all(fd, d->hits.v, n * sizeof(*d->hits.v)) == 0 &&
-		    hm_write_all(fd, rsp, size) == 0 && await(fd, 'A') == 0) {
+		    hm_write_all(fd, rsp, size) == 0 && await(fd, 'A', 5000) == 0) {
 			rec_abandon(run);
 			hm_write_all(fd, "G", 1);
 			_exit(0); /* the holder serves gdb now */
@@ -375,7 +375,7 @@ static int hold(struct dbg *d, struct rec_cp *cp, int fd, uint64_t frames)
 				kind = 0;
 			/* The run is ours once the other process has left it
 			 * ('G'), or is gone. */
-			else if (await(fd, 'G') < 0)
+			else if (await(fd, 'G', 30000) < 0)
 				hm_debug("checkpoint at event %" PRIu64 ": no go, taking over",
 					 frames);
 			break;

@@ -255,6 +255,7 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 	} else {
 		struct pollfd p = { status_pipe[0], POLLIN, 0 };
 		struct replay_news news;
+		int gone = 0;
 
 		/* Reap the servers that handed over, and ended checkpoints; hear
 		 * which process serves now, and the status. A server that is
@@ -279,9 +280,16 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 					break;
 				}
 				server = news.value;
+				gone = 0;
 			} else if (kill(server, 0) < 0 && errno == ESRCH) {
-				hm_error("the replay ended without a status");
-				break;
+				/* (A checkpoint taking over says so a moment after
+				 * the old server is gone.) */
+				if (++gone == 10) {
+					hm_error("the replay ended without a status");
+					break;
+				}
+			} else {
+				gone = 0;
 			}
 		}
 	}

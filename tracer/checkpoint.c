@@ -605,10 +605,28 @@ int tracer_copy_make(pid_t tid, const struct tracer_thread *others, size_t n, st
 		goto fail;
 	}
 	c->pid = child;
+	c->pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	if (c->pidfd < 0) {
+		err = -errno;
+		kill(child, SIGKILL);
+		c->pid = 0;
+		goto fail;
+	}
 	return 0;
 fail:
 	tracer_copy_free(c);
 	return err;
+}
+
+void tracer_copy_kill(struct tracer_copy *c)
+{
+	if (c->pid > 0 && c->pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		close(c->pidfd);
+	}
+	c->pid = 0;
+	c->pidfd = -1;
+	tracer_copy_free(c);
 }
 
 void tracer_copy_free(struct tracer_copy *c)

@@ -162,6 +162,7 @@ struct tracer_thread {
 
 struct tracer_copy {
 	pid_t pid;		      /* the copy: stopped, untraced */
+	int pidfd;		      /* the copy's (its pid may be another's once it is gone) */
 	struct user_regs_struct regs; /* the original leader's at the copy */
 	int retrap;		      /* the leader was at the seccomp stop of a call
 				       * not made yet: the revived one makes it again */
@@ -185,7 +186,10 @@ int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd
  * (else -EAGAIN). The process is left as it was. */
 int tracer_copy_make(pid_t tid, const struct tracer_thread *others, size_t n,
 		     struct tracer_copy *c);
+/* Free C's memory (the copy stays). */
 void tracer_copy_free(struct tracer_copy *c);
+/* Kill C's copy, if it is still that process, and forget it. */
+void tracer_copy_kill(struct tracer_copy *c);
 /* A new process from copy C, with pid NSPID in its namespace (free, or
  * freed within 2 s), C's memory, and threads, registers and stops as the
  * original's, traced by the caller and stopped; its files' offsets as when
