@@ -28,7 +28,8 @@ static void replay_usage(int ok)
 		"  --log=LEVEL   error, warn, info, debug or trace (default warn)\n"
 		"\n"
 		"A replay that departs from the recording stops with a line naming the\n"
-		"event and exits 122.\n");
+		"event and exits 122. Under gdb, going back starts from a checkpoint\n"
+		"('monitor checkpoints' lists them; HERMIT_CHECKPOINTS=0 turns them off).\n");
 }
 
 int cli_replay(int argc, char **argv)
@@ -51,7 +52,8 @@ int cli_replay(int argc, char **argv)
 				long port = strtol(argv[++i], &end, 10);
 
 				if (*end || port < 0 || port > 65535) {
-					hm_error("invalid --port '%s': expected 0 to 65535", argv[i]);
+					hm_error("invalid --port '%s': expected 0 to 65535",
+						 argv[i]);
 					return HM_EXIT_INTERNAL;
 				}
 				o.port = (int)port;

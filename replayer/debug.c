@@ -114,20 +114,7 @@ static int op_threads(void *t, int *tids, int max, int *n)
 
 static int op_thread_name(void *t, int tid, char *buf, size_t size)
 {
-	struct dbg *d = t;
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", host_tid(d, tid));
-	f = fopen(path, "re");
-	if (!f || !fgets(buf, (int)size, f)) {
-		if (f)
-			fclose(f);
-		return -ESRCH;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
+	return tracer_task_comm(host_tid(t, tid), buf, size) < 0 ? -ESRCH : 0;
 }
 
 static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int insert)

@@ -70,12 +70,57 @@ static int count_entries(const char *path)
 	return n;
 }
 
+/* Call VISIT for each descriptor above 2 of TID with its /proc link, until
+ * it returns nonzero: that value, 0 when all were seen, -errno when the
+ * descriptors cannot be read. */
+static int each_fd(pid_t tid, int (*visit)(void *ctx, int fd, const char *target), void *ctx)
+{
+	char path[64], target[256];
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", tid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!r && (e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] == '.' || fd <= 2)
+			continue;
+		if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0)
+			target[0] = 0;
+		r = visit(ctx, fd, target);
+	}
+	closedir(d);
+	return r;
+}
+
+struct fd_check {
+	int (*fd_ok)(void *ctx, int fd);
+	void *ctx;
+	int bad;
+	char target[256];
+};
+
+/* A descriptor a copy cannot have: one that is no file (a memfd is none:
+ * its bytes are the same in the copy) unless the caller allows it. */
+static int not_copyable(void *ctx, int fd, const char *target)
+{
+	struct fd_check *k = ctx;
+
+	if ((target[0] == '/' && strncmp(target, "/memfd:", 7) != 0) || k->fd_ok(k->ctx, fd))
+		return 0;
+	k->bad = fd;
+	snprintf(k->target, sizeof(k->target), "%s", target);
+	return 1;
+}
+
 int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd), void *ctx,
 		      char *why, size_t size)
 {
 	char path[64], line[512];
-	DIR *d;
-	struct dirent *e;
 	FILE *f;
 
 	/* clone3's set_tid wants CAP_SYS_ADMIN in the guest's namespace. */
@@ -98,27 +143,19 @@ int tracer_copy_check(pid_t tid, size_t nthreads, int (*fd_ok)(void *ctx, int fd
 		snprintf(why, size, "its threads are not all known yet");
 		return -EAGAIN;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/fd", tid);
-	d = opendir(path);
-	if (!d) {
-		snprintf(why, size, "its descriptors cannot be read");
-		return -EAGAIN;
-	}
-	while ((e = readdir(d))) {
-		char target[256];
-		int fd = atoi(e->d_name);
+	{
+		struct fd_check k = { fd_ok, ctx, -1, "" };
+		int r = each_fd(tid, not_copyable, &k);
 
-		if (e->d_name[0] == '.' || fd <= 2)
-			continue;
-		/* (A memfd is no file: its bytes are the same in the copy.) */
-		if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0 ||
-		    ((target[0] != '/' || strncmp(target, "/memfd:", 7) == 0) && !fd_ok(ctx, fd))) {
-			snprintf(why, size, "descriptor %d is not a file (%s)", fd, target);
-			closedir(d);
+		if (r < 0) {
+			snprintf(why, size, "its descriptors cannot be read");
+			return -EAGAIN;
+		}
+		if (r) {
+			snprintf(why, size, "descriptor %d is not a file (%s)", k.bad, k.target);
 			return -EAGAIN;
 		}
 	}
-	closedir(d);
 	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
 	f = fopen(path, "re");
 	if (!f) {
@@ -416,21 +453,6 @@ static struct user_regs_struct made_again(const struct user_regs_struct *at)
 	return r;
 }
 
-static void read_comm(pid_t tid, char *comm, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	comm[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, (int)size, f))
-			comm[strcspn(comm, "\n")] = 0;
-		fclose(f);
-	}
-}
-
 /* The state of thread X (x->tid) that a new thread needs, or -EAGAIN. */
 static int snap_thread(struct tracer_thread *x)
 {
@@ -452,7 +474,8 @@ static int snap_thread(struct tracer_thread *x)
 		return -errno;
 	if (syscall(SYS_get_robust_list, x->tid, &x->robust, &x->robust_len) < 0)
 		return -errno;
-	read_comm(x->tid, x->comm, sizeof(x->comm));
+	if (tracer_task_comm(x->tid, x->comm, sizeof(x->comm)) < 0)
+		x->comm[0] = 0;
 	return 0;
 }
 
@@ -489,48 +512,50 @@ static int become(pid_t tid, const struct user_regs_struct *at, const struct tra
 	return x->retrap ? retrap(tid, &x->regs) : tracer_set_regs(tid, &x->regs);
 }
 
+struct files {
+	pid_t tid;
+	struct tracer_copy *c;
+};
+
+/* Note a file descriptor's offset (1: C holds no more). */
+static int note_file(void *ctx, int fd, const char *target)
+{
+	struct files *f = ctx;
+	struct tracer_copy *c = f->c;
+	char path[64], line[128];
+	FILE *in;
+
+	if (target[0] != '/')
+		return 0;
+	if (c->nfiles == TRACER_COPY_FILES)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", f->tid, fd);
+	in = fopen(path, "re");
+	if (!in)
+		return 0;
+	while (fgets(line, sizeof(line), in)) {
+		long long pos;
+
+		if (sscanf(line, "pos: %lld", &pos) == 1) {
+			c->fd[c->nfiles] = fd;
+			c->pos[c->nfiles++] = pos;
+			break;
+		}
+	}
+	fclose(in);
+	return 0;
+}
+
 /* The offsets of TID's descriptors above 2 that are files: 0, or -EAGAIN
  * when there are more than C can hold. */
 static int note_files(pid_t tid, struct tracer_copy *c)
 {
-	char path[64], target[256], line[128];
-	DIR *d;
-	struct dirent *e;
-	int err = 0;
+	struct files f = { tid, c };
+	int r;
 
 	c->nfiles = 0;
-	snprintf(path, sizeof(path), "/proc/%d/fd", tid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) && !err) {
-		int fd = atoi(e->d_name);
-		FILE *f;
-
-		if (e->d_name[0] == '.' || fd <= 2 ||
-		    tracer_fd_target(tid, fd, target, sizeof(target)) < 0 || target[0] != '/')
-			continue;
-		if (c->nfiles == TRACER_COPY_FILES) {
-			err = -EAGAIN;
-			break;
-		}
-		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			long long pos;
-
-			if (sscanf(line, "pos: %lld", &pos) == 1) {
-				c->fd[c->nfiles] = fd;
-				c->pos[c->nfiles++] = pos;
-				break;
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return err;
+	r = each_fd(tid, note_file, &f);
+	return r > 0 ? -EAGAIN : r;
 }
 
 int tracer_copy_make(pid_t tid, const struct tracer_thread *others, size_t n, struct tracer_copy *c)

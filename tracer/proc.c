@@ -124,3 +124,21 @@ int tracer_exe_bias(pid_t tid, uint64_t *bias)
 	fclose(f);
 	return err;
 }
+
+int tracer_task_comm(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)size, f)) {
+		fclose(f);
+		return -ESRCH;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
