@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/user.h>
 
 enum dw_insn_kind {
 	DW_INSN_RDTSC,
@@ -56,6 +57,24 @@ int dw_for_code(const char *path, int text_only,
  * addresses into run-time ones. 0 or -errno.
  */
 int dw_elf_load_base(const char *path, uint64_t *vaddr, int *pie);
+
+/* ---- access.c: the memory an instruction reads and writes ---- */
+
+struct dw_access {
+	uint64_t addr, size; /* bytes */
+	int read, write;
+};
+
+/*
+ * Decode the instruction at the start of BUF (LEN bytes), about to run
+ * with registers R (r->rip its address), and put the memory it reads and
+ * writes in OUT, at most MAX: explicit operands, and hidden ones (the
+ * stack slot of push, call, pop and ret, the strings of movs). Operands
+ * with a vector index (gathers) are left out. The count, or -EINVAL when
+ * BUF starts with no instruction.
+ */
+int dw_insn_accesses(const unsigned char *buf, size_t len, const struct user_regs_struct *r,
+		     struct dw_access *out, size_t max);
 
 /* ---- sites.c: preemption sites ---- */
 

@@ -97,6 +97,7 @@ static int op_read_mem(void *t, uint64_t addr, uint8_t *buf, size_t len)
 		if (d->bps[i].inserted && d->bps[i].addr >= addr && d->bps[i].addr < addr + len)
 			buf[d->bps[i].addr - addr] = d->bps[i].orig;
 	}
+	tracer_sites_hide(d->tgid, addr, buf, len);
 	return 0;
 }
 
@@ -122,8 +123,6 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 	struct dbg *d = t;
 	struct bp *b;
 
-	if (type == 3)
-		return -EOPNOTSUPP; /* a read leaves no trace to compare */
 	if (type >= 2) {
 		int free_slot = -1;
 
@@ -411,6 +410,7 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 		replay_dbg_watch_snapshot(d);
 		replay_dbg_remove_bps(d); /* steps check them by address */
 		d->wstep = 1;
+		replay_dbg_watch_ahead(d, tid, NULL);
 		return REC_DBG_STEP;
 	}
 	return replay_dbg_go_on(d, tid, 0);

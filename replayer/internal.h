@@ -71,7 +71,8 @@ enum mode {
 	COUNT,	/* step silently from `target`'s event to `count_to`, counting */
 	AT_END, /* the replay ended: serve gdb until it goes back or leaves */
 	WFIND,	/* step silently through `target`'s event interval, finding the
-		 * last write of a watched location (or breakpoint pass) in it */
+		 * last write of a watched location (or breakpoint pass) in it;
+		 * for reads, through every interval from `target` to `wbound` */
 };
 
 #define MAX_BPS	   256
@@ -157,9 +158,17 @@ struct dbg {
 	int wtask;	      /* WFIND: the task whose steps `counted` counts */
 	int wbound_hit;	      /* WFIND: the bound's anchor was passed */
 	uint64_t wbound_left; /* WFIND: steps from there to the bound */
-	struct pos wfound;    /* WFIND: the last write or pass found so far */
-	int wfound_kind;      /* WFIND: RSP_REASON_WATCH, _SWBREAK, or 0 */
+	struct pos wfound;    /* WFIND: the last write, read or pass found so far */
+	int wfound_kind;      /* WFIND: its RSP_REASON_*, or 0 */
 	uint64_t wfound_addr;
+	/* WFIND for reads: 1 + the events before the bound's in the stretch
+	 * it steps through (0: the one interval a SCAN found) */
+	uint64_t wmulti;
+	/* stepping to watch: the task whose next step reads or touches a
+	 * watched location (0: none), and the stop's reason and address */
+	pid_t wpend_tid;
+	int wpend_reason;
+	uint64_t wpend_addr;
 	int arrive_reason; /* TO_POS: the stop reason at the target (0: by position) */
 	uint64_t arrive_addr;
 
@@ -209,6 +218,19 @@ int replay_dbg_watching(const struct dbg *d);
 /* Note the watched bytes as they are now. */
 void replay_dbg_watch_snapshot(struct dbg *d);
 int replay_dbg_watch_changed(struct dbg *d);
+/* Whether gdb set a read or an access watchpoint: then reads count too,
+ * and only steps see them. */
+int replay_dbg_reading(const struct dbg *d);
+/* Task TID, stopped with registers R, is stepped next: note whether its
+ * instruction reads or touches a watched location. */
+void replay_dbg_watch_ahead(struct dbg *d, pid_t tid, const struct user_regs_struct *r);
+/* Task TID made the step watch_ahead looked at: 1 when that step read or
+ * touched a watched location (the stop's reason and address are set). */
+int replay_dbg_watch_passed(struct dbg *d, pid_t tid);
+/* reverse-continue with a read or access watchpoint: search back from
+ * BOUND, from CHUNK events before its event (0: from its event; then 1,
+ * 2, 4... more each time nothing was found). */
+void replay_dbg_search_reads(struct dbg *d, const struct pos *bound, uint64_t chunk);
 void replay_dbg_scan_watch(struct dbg *d);
 enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st);
 

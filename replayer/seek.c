@@ -109,6 +109,8 @@ void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 	d->wsnap_due = mode == SCAN;
 	d->wend = d->wbound_hit = 0;
 	d->wfound_kind = 0;
+	d->wmulti = 0;
+	d->wpend_tid = 0;
 	d->wstep = d->over = 0; /* a forward watch or step of the replay left */
 	d->scan_base = 0;
 	replay_dbg_target_bp(d, target->anchor == AT_TRAP ? target->pc : 0);
@@ -158,7 +160,9 @@ int replay_dbg_reverse_by_hits(struct dbg *d)
 void replay_dbg_plan_reverse(struct dbg *d)
 {
 	if (d->how == RSP_RESUME_REVERSE_CONT) {
-		if (!replay_dbg_reverse_by_hits(d))
+		if (replay_dbg_reading(d))
+			replay_dbg_search_reads(d, &d->cur, 0); /* reads: by steps */
+		else if (!replay_dbg_reverse_by_hits(d))
 			replay_dbg_seek(d, SCAN, &d->cur);
 		return;
 	}
@@ -270,8 +274,10 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 	if (d->mode == LIVE && d->wstep) {
 		/* Watching: an event's syscall may have written them. The end
 		 * stops anyway (gdb may go back from there). */
-		if (!replay_dbg_watch_changed(d) && d->cur.anchor != AT_EXIT)
+		if (!replay_dbg_watch_changed(d) && d->cur.anchor != AT_EXIT) {
+			replay_dbg_watch_ahead(d, st->tid, NULL);
 			return REC_DBG_STEP;
+		}
 		d->wstep = 0;
 	}
 	switch (d->mode) {
@@ -311,8 +317,15 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 				note_hit(d, &d->cur);
 			return replay_dbg_go_on(d, st->tid, 0);
 		}
-		if (d->target.anchor != AT_TRAP && d->target.steps && st->index != d->target.index)
-			return REC_DBG_NEXT;
+		if (d->target.anchor != AT_TRAP && d->target.steps &&
+		    st->index != d->target.index) {
+			/* Another task runs first: its hits come before the
+			 * target too, and it goes on past each of them. */
+			if (is_hit(&d->cur))
+				note_hit(d, &d->cur);
+			return replay_dbg_go_on(d, st->tid, 0) == REC_DBG_STEP ? REC_DBG_STEP_ALL
+									       : REC_DBG_NEXT;
+		}
 		if (d->counted && d->steps_left && replay_dbg_bp_at(d, replay_dbg_pc_of(st->tid))) {
 			/* A step that reached a breakpoint: a hit, by position. */
 			struct pos p = d->target;
@@ -395,6 +408,19 @@ static uint64_t count_hit(struct dbg *d, int index, uint64_t pc)
 	return d->counts[d->ncounts++].n;
 }
 
+/* Task INDEX made a step: after an event, the steps are that task's from
+ * its first resume (as a seek replays them); another task's first step
+ * after one that ran out (it exited) starts them again. */
+static void by_task(struct dbg *d, int index)
+{
+	if (d->cur.anchor == AT_TRAP)
+		return;
+	if (d->cur.by_task && d->cur.index != index)
+		d->cur.steps = 0;
+	d->cur.index = index;
+	d->cur.by_task = 1;
+}
+
 /* A trap the debugger asked for or owns. */
 int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 {
@@ -424,13 +450,10 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 	} else if (stepping && d->wstep) {
 		struct bp *at = replay_dbg_bp_at(d, r.rip);
 
-		if (d->cur.anchor != AT_TRAP) {
-			d->cur.index = index;
-			d->cur.by_task = 1;
-		}
+		by_task(d, index);
 		d->cur.steps++;
 		moved(d);
-		if (replay_dbg_watch_changed(d)) {
+		if (replay_dbg_watch_changed(d) || replay_dbg_watch_passed(d, tid)) {
 			d->wstep = 0;
 			return 1;
 		}
@@ -445,6 +468,7 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			hit_here(d);
 			return 1;
 		}
+		replay_dbg_watch_ahead(d, tid, &r);
 		return 3;
 	} else if (stepping) {
 		/* A step gdb asked for, a step of a seek, or one off a breakpoint. */
@@ -455,10 +479,7 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			replay_dbg_insert_bps(d);
 		if (over == 1)
 			return 2; /* off the breakpoint: it goes on */
-		if (d->cur.anchor != AT_TRAP) {
-			d->cur.index = index; /* the steps are this task's */
-			d->cur.by_task = 1;
-		}
+		by_task(d, index);
 		d->cur.steps++;
 		moved(d);
 		if (replay_dbg_bp_at(d, r.rip)) {
@@ -490,7 +511,7 @@ int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 	(void)index;
 	if (d->mode == SCAN && !d->anchored)
 		replay_dbg_scan_watch(d); /* the interval that ends here */
-	if (d->mode == WFIND && d->anchored)
+	if (d->mode == WFIND && d->anchored && !d->wmulti)
 		d->wend = 1; /* stop: the interval is over */
 	count_reset(d, frames);
 	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0, 0 };
@@ -498,7 +519,7 @@ int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 	if (d->mode == LIVE && d->wstep)
 		return 1; /* watching: whoever runs next goes by steps too */
 	/* Stop at the event a seek or a count starts from. */
-	if (d->wend)
+	if (d->wend || (d->mode == WFIND && d->anchored))
 		return 1;
 	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN || d->mode == WFIND) &&
 	       d->target.anchor == AT_EVENT && d->target.frames == frames;
@@ -533,6 +554,7 @@ int replay_dbg_at_start(void *ctx)
 	moved(d);
 	d->tgid = 0;
 	d->wstep = d->over = 0;
+	d->wpend_tid = 0;
 	/* A new process, which gets every breakpoint before it runs. */
 	replay_hits_reset(&d->hits);
 	replay_dbg_purge_bps(d);

@@ -4,6 +4,16 @@
  * single steps where those have no effect; and for a reverse-continue, the
  * search (WFIND) through the event interval in which a watched location
  * last changed for the instruction that wrote it.
+ *
+ * Read and access watchpoints go by steps only: before each step the
+ * instruction about to run is decoded (dwarf/access.c) for the memory it
+ * reads and writes. x86's debug registers cannot tell a read from a write,
+ * and this VM's hypervisor ignores them anyway. Forwards, the stop comes
+ * after the reading instruction, as a debug register's trap would;
+ * backwards, before it, as a write's does. A read leaves nothing a scan of
+ * events could compare, so a reverse-continue steps through every
+ * instruction back from the current position, a stretch of events at a
+ * time, each twice as long as the one before, until it finds one.
  */
 #include "config.h"
 
@@ -13,6 +23,7 @@
 #include <sys/types.h>
 
 #include "common/common.h"
+#include "dwarf/dwarf.h"
 #include "internal.h"
 #include "tracer/tracer.h"
 
@@ -25,7 +36,8 @@ void replay_dbg_set_watchpoints(struct dbg *d)
 		static const unsigned long rw[] = { 0, 0, 1, 3, 3 },
 					   len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
 
-		if (!d->wps[i].type)
+		/* (no read-only condition: a read watchpoint goes by steps) */
+		if (!d->wps[i].type || d->wps[i].type == 3)
 			continue;
 		dr7 |= 1ul << (2 * i);
 		dr7 |= rw[d->wps[i].type] << (16 + 4 * i);
@@ -73,7 +85,7 @@ int replay_dbg_watch_changed(struct dbg *d)
 	for (int i = 0; i < 4; i++) {
 		uint8_t now[8];
 
-		if (!d->wps[i].type ||
+		if (!d->wps[i].type || d->wps[i].type == 3 ||
 		    tracer_read_mem(d->tgid, d->wps[i].addr, now, (size_t)d->wps[i].len) < 0 ||
 		    memcmp(now, d->wold[i], (size_t)d->wps[i].len) == 0)
 			continue;
@@ -83,6 +95,97 @@ int replay_dbg_watch_changed(struct dbg *d)
 		return 1;
 	}
 	return 0;
+}
+
+int replay_dbg_reading(const struct dbg *d)
+{
+	for (int i = 0; i < 4; i++) {
+		if (d->wps[i].type == 3 || d->wps[i].type == 4)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the instruction task TID is about to run (registers R) reads a
+ * location a read watchpoint watches, or reads or writes one an access
+ * watchpoint does: then *REASON and *ADDR say which. */
+static int access_ahead(struct dbg *d, pid_t tid, const struct user_regs_struct *r, int *reason,
+			uint64_t *addr)
+{
+	uint8_t insn[16];
+	size_t len = sizeof(insn);
+	struct dw_access acc[8];
+	int n;
+
+	/* (an instruction may end right at the end of a mapping) */
+	if (tracer_read_mem(tid, r->rip, insn, len) < 0) {
+		len = 4096 - (r->rip & 4095);
+		if (len >= sizeof(insn) || tracer_read_mem(tid, r->rip, insn, len) < 0)
+			return 0;
+	}
+	for (size_t i = 0; i < d->nbps; i++) {
+		if (d->bps[i].inserted && d->bps[i].addr >= r->rip && d->bps[i].addr - r->rip < len)
+			insn[d->bps[i].addr - r->rip] = d->bps[i].orig;
+	}
+	tracer_sites_hide(d->tgid, r->rip, insn, len);
+	n = dw_insn_accesses(insn, len, r, acc, sizeof(acc) / sizeof(acc[0]));
+	for (int a = 0; a < n; a++) {
+		for (int i = 0; i < 4; i++) {
+			int t = d->wps[i].type;
+
+			if ((t == 3 && acc[a].read) || (t == 4 && (acc[a].read || acc[a].write))) {
+				if (acc[a].addr < d->wps[i].addr + (uint64_t)d->wps[i].len &&
+				    d->wps[i].addr < acc[a].addr + acc[a].size) {
+					*reason = t == 3 ? RSP_REASON_RWATCH : RSP_REASON_AWATCH;
+					*addr = d->wps[i].addr;
+					return 1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+void replay_dbg_watch_ahead(struct dbg *d, pid_t tid, const struct user_regs_struct *r)
+{
+	struct user_regs_struct own;
+
+	d->wpend_tid = 0;
+	if (!replay_dbg_reading(d))
+		return;
+	if (!r) {
+		if (tracer_get_regs(tid, &own) < 0)
+			return;
+		r = &own;
+	}
+	if (access_ahead(d, tid, r, &d->wpend_reason, &d->wpend_addr))
+		d->wpend_tid = tid;
+}
+
+int replay_dbg_watch_passed(struct dbg *d, pid_t tid)
+{
+	if (!d->wpend_tid || d->wpend_tid != tid)
+		return 0;
+	d->wpend_tid = 0;
+	d->reason = d->wpend_reason;
+	d->watch_addr = d->wpend_addr;
+	return 1;
+}
+
+void replay_dbg_search_reads(struct dbg *d, const struct pos *bound, uint64_t chunk)
+{
+	struct pos b = *bound, from = { AT_START, 0, 0, 0, 0, 0, 0 };
+
+	if (b.frames > chunk) {
+		from.anchor = AT_EVENT;
+		from.frames = b.frames - chunk;
+	}
+	hm_debug("debugger: looking for the last read from %s%" PRIu64 " on",
+		 from.anchor == AT_START ? "the start, event " : "event ", from.frames);
+	replay_dbg_seek(d, WFIND, &from);
+	d->wbound = b;
+	d->wprev_have = 0;
+	d->wmulti = chunk + 1;
 }
 
 /* SCAN, at an event or at the target: did the watched bytes change in the
@@ -108,16 +211,26 @@ static void finish_wfind(struct dbg *d)
 		to = d->wfound;
 		hm_debug("debugger: the last %s before the current position is at event %" PRIu64
 			 ", %" PRIu64 " steps of task %d after",
-			 kind == RSP_REASON_WATCH ? "write" : "breakpoint pass", to.frames,
-			 to.steps, to.index);
+			 kind == RSP_REASON_SWBREAK  ? "breakpoint pass"
+			 : kind == RSP_REASON_RWATCH ? "read"
+						     : "write or access",
+			 to.frames, to.steps, to.index);
 	} else if (d->wprev_have) {
 		to = d->wprev_hit;
+	} else if (d->wmulti && d->target.anchor != AT_START) {
+		/* Nothing read in this stretch: the one before (the interval
+		 * before it, then twice as many each time). */
+		struct pos bound = { AT_EVENT, d->target.frames, 0, 0, 0, 0, 0 };
+		uint64_t chunk = d->wmulti - 1;
+
+		replay_dbg_search_reads(d, &bound, chunk ? 2 * chunk : 1);
+		return;
 	} else {
 		to = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
 	}
 	replay_dbg_seek(d, TO_POS, &to);
-	d->begin = to.anchor == AT_START && !to.steps;
-	if (kind == RSP_REASON_WATCH) {
+	d->begin = to.anchor == AT_START && !to.steps && !to.by_task;
+	if (kind && kind != RSP_REASON_SWBREAK) {
 		d->arrive_reason = kind;
 		d->arrive_addr = addr;
 	}
@@ -147,33 +260,59 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
  * last stop means the step just taken wrote them (or the kernel did, in the
  * syscall that step made): the write is one step before, where the writing
  * instruction is about to run. A breakpoint address reached is a pass. The
- * last of them is the target. Every task that runs is stepped; a position
- * is the steps of one task from its first resume after the interval's
- * event (by_task). Ends at the scan's target, the next event, or the exit.
+ * last of them is the target. With read or access watchpoints, so is an
+ * instruction about to read or touch a watched location: the read is
+ * here. Every task that runs is stepped; a position is the steps of one
+ * task from its first resume after the interval's event (by_task). Ends at
+ * the scan's target, the next event, or the exit; for reads (wmulti), at
+ * the target or the exit, through every event before.
  */
 enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st)
 {
 	uint64_t pc = replay_dbg_pc_of(st->tid);
+	int end, reason;
+	uint64_t addr;
 
 	if (d->counted && replay_dbg_watch_changed(d)) {
 		d->wfound = d->wfrom;
 		d->wfound.index = d->wtask;
 		d->wfound.steps = d->counted - 1;
 		d->wfound.by_task = 1;
-		d->wfound_kind = RSP_REASON_WATCH;
+		d->wfound_kind = d->reason; /* a write, or an access watchpoint's */
 		d->wfound_addr = d->watch_addr;
 	}
-	if (!d->counted || st->index != d->wtask) {
-		/* the first stop of this task in the interval */
-		d->wtask = st->index;
+	if (d->wmulti && d->frames != d->wfrom.frames) {
+		/* an event passed: positions count from it now */
+		d->wfrom = (struct pos){ AT_EVENT, d->frames, 0, 0, 0, 0, 0 };
 		d->counted = 0;
 	}
-	if (!d->wend && d->cur.anchor != AT_EXIT && replay_dbg_bp_at(d, pc) && d->hits.n &&
+	if (!d->counted || st->index != d->wtask) {
+		/* the first stop of this task in the interval: what changed
+		 * before (the kernel, in a syscall) is no step's write */
+		d->wtask = st->index;
+		d->counted = 0;
+		replay_dbg_watch_snapshot(d);
+	}
+	end = d->wend || d->cur.anchor == AT_EXIT || wfind_at_bound(d, st);
+	if (!end && replay_dbg_bp_at(d, pc) && d->hits.n &&
 	    d->hits.v[d->hits.n - 1].move == d->moves) {
 		d->wfound = d->hits.v[d->hits.n - 1].at; /* named as a hit */
 		d->wfound_kind = RSP_REASON_SWBREAK;
 	}
-	if (d->wend || d->cur.anchor == AT_EXIT || wfind_at_bound(d, st)) {
+	if (!end && replay_dbg_reading(d)) {
+		struct user_regs_struct r;
+
+		if (tracer_get_regs(st->tid, &r) == 0 &&
+		    access_ahead(d, st->tid, &r, &reason, &addr)) {
+			d->wfound = d->wfrom;
+			d->wfound.index = d->wtask;
+			d->wfound.steps = d->counted;
+			d->wfound.by_task = 1;
+			d->wfound_kind = reason;
+			d->wfound_addr = addr;
+		}
+	}
+	if (end) {
 		finish_wfind(d);
 		return REC_DBG_KILL;
 	}

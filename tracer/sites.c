@@ -322,6 +322,17 @@ int tracer_sites_live(pid_t tgid, uint64_t addr)
 	return s && s->hits_left;
 }
 
+void tracer_sites_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct proc *p = proc_find(tgid);
+
+	for (size_t i = 0; p && i < p->n; i++) {
+		if (p->sites[i].hits_left && p->sites[i].addr >= addr &&
+		    p->sites[i].addr - addr < len)
+			buf[p->sites[i].addr - addr] = p->sites[i].orig;
+	}
+}
+
 int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site)
 {
 	struct proc *p = proc_find(tgid);

@@ -266,6 +266,9 @@ int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site);
 void tracer_sites_free(void);
 /* Whether process TGID has a site with hits left at ADDR (its int3 is there). */
 int tracer_sites_live(pid_t tgid, uint64_t addr);
+/* BUF holds LEN bytes of process TGID's memory read at ADDR: put back the
+ * bytes its sites' int3s cover. */
+void tracer_sites_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len);
 /* Step TID over the instruction at its rip, setting signals aside. A
  * fault the instruction itself raises (si_code > 0: from the kernel) is
  * the guest's: its signal number is returned, to be delivered. 0 when it

@@ -161,6 +161,50 @@ try:
     run("continue")
     check(stops and any(k in WATCH_KINDS for k in stops[-1]) and counter() == later + by,
           "watch forwards after going back: counter %d, not %d" % (counter(), later + by))
+
+    # A read watchpoint: forwards it stops after the instruction that reads
+    # the global (bump's `int before = counter`), backwards before it. An
+    # access watchpoint stops at the write too.
+    run("delete")
+    run("break bump")
+    run("reverse-continue")
+    check(func() == "bump", "reverse-continue to bump stopped in %s" % func())
+    c0, by = counter(), int(gdb.parse_and_eval("by"))
+    run("delete")
+    run("rwatch counter")
+    run("continue")
+    check(stops and gdb.BP_READ_WATCHPOINT in stops[-1], "rwatch: stop %r" % stops[-1:])
+    check(func() == "bump" and counter() == c0,
+          "rwatch stopped in %s, counter %d (not %d)" % (func(), counter(), c0))
+    read_pc, read_when = pc(), when()
+    run("reverse-continue")
+    check(stops and gdb.BP_READ_WATCHPOINT in stops[-1], "reverse rwatch: stop %r" % stops[-1:])
+    check(func() == "bump" and pc() < read_pc, "reverse rwatch stopped at %#x in %s, not before %#x"
+          % (pc(), func(), read_pc))
+    run("stepi")
+    check(pc() == read_pc and when() == read_when,
+          "stepi over the read: %#x at %s, not %#x at %s" % (pc(), when(), read_pc, read_when))
+    run("reverse-continue")
+    run("reverse-continue")
+    check(stops and gdb.BP_READ_WATCHPOINT in stops[-1] and func() == "bump",
+          "the read before: stop %r in %s" % (stops[-1:], func()))
+    check(counter() < c0, "the read before has counter %d, not less than %d" % (counter(), c0))
+    run("continue")
+    run("continue")
+    check(pc() == read_pc and when() == read_when,
+          "rwatch forwards again: %#x at %s, not %#x at %s" % (pc(), when(), read_pc, read_when))
+    run("delete")
+    run("awatch counter")
+    run("continue")
+    check(stops and gdb.BP_ACCESS_WATCHPOINT in stops[-1] and func() == "bump",
+          "awatch: stop %r in %s" % (stops[-1:], func()))
+    check(counter() == c0 + by, "awatch after the read: counter %d, not %d" % (counter(), c0 + by))
+    run("reverse-continue")
+    check(stops and gdb.BP_ACCESS_WATCHPOINT in stops[-1] and counter() == c0,
+          "reverse awatch to the write: stop %r, counter %d" % (stops[-1:], counter()))
+    run("reverse-continue")
+    check(stops and gdb.BP_ACCESS_WATCHPOINT in stops[-1] and pc() < read_pc,
+          "reverse awatch to the read: stop %r at %#x" % (stops[-1:], pc()))
     run("kill")
 except gdb.error as e:
     fail("gdb: %s" % e)

@@ -383,6 +383,80 @@ static void test_insn_scan_none(void **state)
 	assert_int_equal(dw_insn_scan_buf(imm, 0, VADDR, collect_insn, &s), 0);
 }
 
+/* ---- dw_insn_accesses: the memory an instruction reads and writes ---- */
+
+/* Decode CODE (padded with nops) at 0x401000 with R, into OUT. */
+static int accesses(const unsigned char *code, size_t len, struct user_regs_struct *r,
+		    struct dw_access *out)
+{
+	unsigned char buf[16];
+
+	memset(buf, 0x90, sizeof(buf));
+	memcpy(buf, code, len);
+	r->rip = 0x401000;
+	return dw_insn_accesses(buf, sizeof(buf), r, out, 8);
+}
+
+static void expect_access(const struct dw_access *a, uint64_t addr, uint64_t size, int read,
+			  int write)
+{
+	assert_int_equal(a->addr, addr);
+	assert_int_equal(a->size, size);
+	assert_int_equal(a->read, read);
+	assert_int_equal(a->write, write);
+}
+
+static void test_insn_accesses(void **state)
+{
+	/* mov eax, [rip+0x10]: from the next instruction (6 bytes on) */
+	static const unsigned char rip_load[] = { 0x8b, 0x05, 0x10, 0, 0, 0 };
+	/* add dword [rax+rbx*4+8], 1: read and written */
+	static const unsigned char add_mem[] = { 0x83, 0x44, 0x98, 0x08, 0x01 };
+	/* mov eax, fs:[0x28]: the thread's block */
+	static const unsigned char fs_load[] = { 0x64, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0 };
+	static const unsigned char push_rax[] = { 0x50 }, pop_rax[] = { 0x58 };
+	static const unsigned char call[] = { 0xe8, 0, 0, 0, 0 };
+	/* movsb; rep movsb; lea rax, [rax+rbx*4] */
+	static const unsigned char movsb[] = { 0xa4 }, rep_movsb[] = { 0xf3, 0xa4 };
+	static const unsigned char lea[] = { 0x48, 0x8d, 0x04, 0x98 };
+	/* mov [eax], ecx (32-bit address) */
+	static const unsigned char addr32[] = { 0x67, 0x89, 0x08 };
+	struct user_regs_struct r;
+	struct dw_access a[8];
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.rax = 0x1000, r.rbx = 3, r.rsp = 0x7ff0, r.rsi = 0x2000, r.rdi = 0x3000, r.rcx = 5;
+	r.fs_base = 0x50000;
+	assert_int_equal(accesses(rip_load, sizeof(rip_load), &r, a), 1);
+	expect_access(&a[0], 0x401016, 4, 1, 0);
+	assert_int_equal(accesses(add_mem, sizeof(add_mem), &r, a), 1);
+	expect_access(&a[0], 0x1000 + 3 * 4 + 8, 4, 1, 1);
+	assert_int_equal(accesses(fs_load, sizeof(fs_load), &r, a), 1);
+	expect_access(&a[0], 0x50028, 4, 1, 0);
+	/* a push writes the slot below the stack pointer, a pop reads it */
+	assert_int_equal(accesses(push_rax, sizeof(push_rax), &r, a), 1);
+	expect_access(&a[0], 0x7fe8, 8, 0, 1);
+	assert_int_equal(accesses(call, sizeof(call), &r, a), 1);
+	expect_access(&a[0], 0x7fe8, 8, 0, 1);
+	assert_int_equal(accesses(pop_rax, sizeof(pop_rax), &r, a), 1);
+	expect_access(&a[0], 0x7ff0, 8, 1, 0);
+	/* a string move reads one string and writes the other */
+	assert_int_equal(accesses(movsb, sizeof(movsb), &r, a), 2);
+	expect_access(&a[0], 0x3000, 1, 0, 1);
+	expect_access(&a[1], 0x2000, 1, 1, 0);
+	assert_int_equal(accesses(rep_movsb, sizeof(rep_movsb), &r, a), 2);
+	r.rcx = 0;
+	assert_int_equal(accesses(rep_movsb, sizeof(rep_movsb), &r, a), 0);
+	/* lea computes an address and touches nothing */
+	assert_int_equal(accesses(lea, sizeof(lea), &r, a), 0);
+	r.rax = 0xffffffff00001000;
+	assert_int_equal(accesses(addr32, sizeof(addr32), &r, a), 1);
+	expect_access(&a[0], 0x1000, 4, 0, 1);
+	/* no instruction */
+	assert_int_equal(dw_insn_accesses(rep_movsb, 1, &r, a, 8), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_sites_callback_error),
 		cmocka_unit_test(test_insn_scan),
 		cmocka_unit_test(test_insn_scan_none),
+		cmocka_unit_test(test_insn_accesses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
