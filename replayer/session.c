@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -301,6 +302,8 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 	return status;
 }
 
+#define GDB_HOOKS "define hookpost-monitor\nmaintenance flush register-cache\nend\n"
+
 int replay_gdb(const struct replay_options *o)
 {
 	char *id, path[4096], target[64];
@@ -332,8 +335,16 @@ int replay_gdb(const struct replay_options *o)
 		gdb = fork();
 		if (gdb == 0) {
 			const char *g = o->gdb ? o->gdb : "gdb";
+			char hooks[32] = "/dev/null";
+			int h = memfd_create("hermit-gdb-hooks", 0);
 
-			execlp(g, g, "-q", "-ex", target, exe, (char *)NULL);
+			/* After `monitor goto`, gdb's registers and frames are
+			 * stale and RSP cannot tell it: every monitor command
+			 * flushes them (a script in a memfd: gdb seeks in it). */
+			if (h >= 0 && write(h, GDB_HOOKS, sizeof(GDB_HOOKS) - 1) ==
+					      (ssize_t)sizeof(GDB_HOOKS) - 1)
+				snprintf(hooks, sizeof(hooks), "/dev/fd/%d", h);
+			execlp(g, g, "-q", "-x", hooks, "-ex", target, exe, (char *)NULL);
 			hm_error("cannot run '%s': %s", g, hm_strerror(errno));
 			_exit(HM_EXIT_NOTFOUND);
 		}

@@ -7,8 +7,9 @@
 # knows and by searching), reverse-stepi, reverse-finish, reverse-step,
 # reverse-next, a watchpoint forwards and backwards, `monitor when` and
 # `monitor goto` (its exit status is the verdict); the same with checkpoints
-# made wherever they can be, and tests/gdb/checkpoints.py on a long
-# one-thread program, with and without checkpoints.
+# made wherever they can be; `hermit replay` starting gdb itself
+# (tests/gdb/launch.py); and tests/gdb/checkpoints.py on a long one-thread
+# program, with and without checkpoints.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -60,6 +61,19 @@ serve replay replay.py "$GUESTS/gdbtwo"
 # workers start and after they end): every search and seek that can
 # starts from one, and the answers must not change.
 HERMIT_CHECKPOINT_EVERY=1 serve replay-checkpoints replay.py "$GUESTS/gdbtwo"
+
+# The one command: `hermit replay` starts gdb itself, connected (here gdb
+# is a wrapper that runs it in batch mode with tests/gdb/launch.py), and
+# `monitor goto` needs no flush there.
+cat >"$WORK/gdb-batch" <<EOF
+#!/bin/sh
+exec gdb -batch -nx "\$@" -x "$TESTS_SRCDIR/gdb/launch.py"
+EOF
+chmod +x "$WORK/gdb-batch"
+timeout -k 5 120 "$HERMIT" replay --gdb "$WORK/gdb-batch" >"$WORK/launch.out" 2>"$WORK/launch.err"
+st=$?
+[ "$st" = 0 ] && grep -qx PASS "$WORK/launch.out" ||
+	{ cat "$WORK/launch.out" "$WORK/launch.err" >&2; fail "hermit replay with gdb: exit $st"; }
 
 # Checkpoints (replayer/checkpoint.c) on a one-thread program of 6,000
 # events, one every 500: reverse-continue to a breakpoint set late, a
