@@ -282,8 +282,8 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		d->requested = 1;
 		d->how = RSP_RESUME_CONT; /* no reply owed: the stop is reported by the next '?' */
 		snprintf(out, size,
-			 "going to event %llu; gdb sees it after 'maintenance flush "
-			 "register-cache'\n",
+			 "going to event %llu (a gdb that hermit replay did not start sees it "
+			 "after 'maintenance flush register-cache')\n",
 			 n);
 		return 0;
 	}
@@ -292,6 +292,13 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		 "  goto N       go to event N (forwards or backwards)\n"
 		 "  checkpoints  the events reverse execution starts from\n");
 	return 0;
+}
+
+static void op_interrupt(void *t)
+{
+	struct dbg *d = t;
+
+	d->interrupt = 1;
 }
 
 static void op_kill(void *t)
@@ -349,14 +356,37 @@ static void serve(struct dbg *d)
 	}
 }
 
+/* While the replay runs (a continue, a seek), without waiting: 1 when it
+ * should stop now, because gdb sent Ctrl-C (a 0x03 next on the connection,
+ * taken; one that came with the resume's packet set d->interrupt already),
+ * or because gdb is gone (d->quit). Packets stay where they are: gdb goes
+ * on talking after a `monitor goto`, whose seek answers them when done. */
+int replay_dbg_interrupted(struct dbg *d)
+{
+	uint8_t c;
+	ssize_t n;
+
+	if (d->interrupt || d->quit)
+		return 1;
+	n = recv(d->fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+		d->quit = 1;
+	else if (n == 1 && c == 0x03 && recv(d->fd, &c, 1, MSG_DONTWAIT) == 1)
+		d->interrupt = 1;
+	return d->interrupt || d->quit;
+}
+
 static void reply_stop(struct dbg *d, int vtid)
 {
-	struct rsp_stop st = { .kind = RSP_STOP_SIGNAL, .sig = 5, .tid = vtid };
+	/* (SIGINT, 2 in gdb's numbering too, when Ctrl-C stopped it) */
+	struct rsp_stop st = { .kind = RSP_STOP_SIGNAL, .sig = d->sigint ? 2 : 5, .tid = vtid };
 
 	if (d->begin)
 		st.kind = RSP_STOP_REPLAY_BEGIN;
 	else if (d->cur.anchor == AT_EXIT && !d->cur.steps)
 		st.kind = RSP_STOP_REPLAY_END;
+	if (st.kind != RSP_STOP_SIGNAL)
+		st.sig = 5; /* an end of history, Ctrl-C or not */
 	st.reason = d->reason;
 	/* A breakpoint passed on the way (a seek's silent part) is no reason
 	 * for a stop that is not at a hit: a step's stop has none. */
@@ -368,6 +398,7 @@ static void reply_stop(struct dbg *d, int vtid)
 		rsp_session_stopped(d->rsp, &st);
 	d->owe_reply = 0;
 	d->begin = 0;
+	d->sigint = 0;
 }
 
 /* The stop is the current position now: talk to gdb, decide how to go on. */
@@ -376,6 +407,7 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 	pid_t tid = st->tid;
 
 	d->mode = LIVE;
+	d->interrupt = 0; /* any stop answers a Ctrl-C */
 	replay_dbg_target_bp(d, 0);
 	replay_dbg_insert_bps(d);
 	replay_dbg_set_watchpoints(d);
@@ -452,6 +484,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		.file_pread = op_file_pread,
 		.file_close = op_file_close,
 		.monitor = op_monitor,
+		.interrupt = op_interrupt,
 		.kill = op_kill,
 		.restart = op_restart,
 	};

@@ -110,6 +110,8 @@ struct dbg {
 	enum rsp_resume how;
 	int owe_reply; /* a stop reply is due at the next stop */
 	int quit;      /* gdb left, or killed the target */
+	int interrupt; /* gdb sent Ctrl-C while the replay ran */
+	int sigint;    /* the stop is Ctrl-C's: reply SIGINT */
 	int rerun;     /* end this replay and replay again (mode, target) */
 
 	struct bp bps[MAX_BPS];
@@ -195,6 +197,9 @@ int replay_dbg_vtid_of(const struct rec_dbg_stop *st);
 /* Task TID's instruction pointer (0: it cannot be read). */
 uint64_t replay_dbg_pc_of(pid_t tid);
 enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st);
+/* While the replay runs: 1 when gdb sent Ctrl-C (stop now, with SIGINT)
+ * or left (d->quit: end the run). */
+int replay_dbg_interrupted(struct dbg *d);
 
 /* ---- breakpoints.c: gdb's breakpoints in the guest ---- */
 

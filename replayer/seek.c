@@ -252,7 +252,6 @@ enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 
 static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 {
-
 	d->stop = st;
 	if (!d->tgid)
 		d->tgid = st->tgid;
@@ -271,6 +270,20 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64
 		 ", steps %" PRIu64 ")",
 		 st->index, d->mode, d->cur.anchor, d->cur.frames, d->cur.steps);
+	if (d->mode != AT_END && replay_dbg_interrupted(d)) {
+		/* Ctrl-C while it ran (forwards, or searching backwards):
+		 * stop wherever it is, as rr does; a breakpoint or watchpoint
+		 * stop that came with it answers it as it is. */
+		if (d->quit)
+			return REC_DBG_KILL;
+		hm_debug("debugger: interrupted by gdb");
+		if (d->mode != LIVE || d->wstep || d->reason == RSP_REASON_NONE) {
+			d->sigint = 1;
+			d->reason = RSP_REASON_NONE;
+		}
+		d->wstep = 0;
+		return replay_dbg_live_stop(d, st);
+	}
 	if (d->mode == LIVE && d->wstep) {
 		/* Watching: an event's syscall may have written them. The end
 		 * stops anyway (gdb may go back from there). */
@@ -468,6 +481,10 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			hit_here(d);
 			return 1;
 		}
+		if (replay_dbg_interrupted(d)) {
+			d->wstep = 0;
+			return 1; /* stop here: stopped() answers it */
+		}
 		replay_dbg_watch_ahead(d, tid, &r);
 		return 3;
 	} else if (stepping) {
@@ -518,6 +535,8 @@ int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 	moved(d);
 	if (d->mode == LIVE && d->wstep)
 		return 1; /* watching: whoever runs next goes by steps too */
+	if (d->mode != AT_END && replay_dbg_interrupted(d))
+		return 1; /* Ctrl-C: stop before the next task goes on */
 	/* Stop at the event a seek or a count starts from. */
 	if (d->wend || (d->mode == WFIND && d->anchored))
 		return 1;

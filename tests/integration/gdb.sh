@@ -8,8 +8,8 @@
 # reverse-next, a watchpoint forwards and backwards, `monitor when` and
 # `monitor goto` (its exit status is the verdict); the same with checkpoints
 # made wherever they can be; `hermit replay` starting gdb itself
-# (tests/gdb/launch.py); and tests/gdb/checkpoints.py on a long one-thread
-# program, with and without checkpoints.
+# (tests/gdb/launch.py); tests/gdb/checkpoints.py on a long one-thread
+# program, with and without checkpoints; and Ctrl-C (tests/gdb/interrupt.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -22,8 +22,9 @@ st=$?
 grep -qx 'counter 33' "$WORK/rec" || fail "gdbtwo printed: $(cat "$WORK/rec")"
 
 # serve NAME SCRIPT PROGRAM: serve the latest recording, run gdb with
-# SCRIPT on PROGRAM against it; the output in $WORK/NAME.out, the server's
-# in $WORK/NAME.serve(.err). Fails unless the script says PASS.
+# SCRIPT on PROGRAM against it (with RAW=1, python3 SCRIPT speaks RSP
+# itself); the output in $WORK/NAME.out, the server's in
+# $WORK/NAME.serve(.err). Fails unless the script says PASS.
 serve() {
 	name=$1 script=$2 program=$3
 	timeout -k 5 120 "$HERMIT" replay --gdbserver-only >"$WORK/$name.serve" \
@@ -48,8 +49,13 @@ serve() {
 		kill "$server"
 		fail "$name: port $port listens beyond 127.0.0.1"
 	fi
-	HERMIT_GDB_PORT=$port timeout -k 5 120 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
-		"$program" >"$WORK/$name.out" 2>&1
+	if [ "${RAW:-0}" = 1 ]; then
+		HERMIT_GDB_PORT=$port timeout -k 5 120 python3 "$TESTS_SRCDIR/gdb/$script" \
+			>"$WORK/$name.out" 2>&1
+	else
+		HERMIT_GDB_PORT=$port timeout -k 5 120 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
+			"$program" >"$WORK/$name.out" 2>&1
+	fi
 	st=$?
 	wait "$server"
 	[ "$st" = 0 ] && grep -qx PASS "$WORK/$name.out" ||
@@ -92,6 +98,9 @@ grep '^STOP ' "$WORK/ticks-none.out" >"$WORK/ticks-none.stops"
 # The program's output once: a revived checkpoint writes to /dev/null.
 n=$(grep -c '^ticks 6000$' "$WORK/ticks.serve")
 [ "$n" = 1 ] || fail "the replay printed the program's output $n times"
+# gdb's Ctrl-C (tests/gdb/interrupt.py, raw RSP) stops a continue and a
+# reverse-continue's search where they are, with SIGINT.
+RAW=1 serve ticks-interrupt interrupt.py "$GUESTS/ticks"
 
 # The same loop in a thread of its own, beside the main thread (joining
 # it) and two waiting on a condition variable: checkpoints are made while
