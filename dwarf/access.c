@@ -120,3 +120,34 @@ int dw_insn_accesses(const unsigned char *buf, size_t len, const struct user_reg
 	}
 	return (int)n;
 }
+
+int dw_branch(const unsigned char *buf, size_t len, uint64_t pc, struct dw_branch *out)
+{
+	ZydisDecoder decoder;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	const ZydisDecodedOperand *op = &ops[0];
+
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderDecodeFull(&decoder, buf, len, &zi, ops)) ||
+	    (zi.mnemonic != ZYDIS_MNEMONIC_CALL && zi.mnemonic != ZYDIS_MNEMONIC_JMP) ||
+	    zi.operand_count_visible < 1)
+		return -EINVAL;
+	out->call = zi.mnemonic == ZYDIS_MNEMONIC_CALL;
+	out->length = zi.length;
+	if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op->imm.is_relative) {
+		out->through = 0;
+		out->target = pc + zi.length + (uint64_t)op->imm.value.s;
+		return 0;
+	}
+	/* call/jmp [rip+disp]: a pointer at a fixed place (the GOT) */
+	if (op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+	    op->mem.base == ZYDIS_REGISTER_RIP && op->mem.index == ZYDIS_REGISTER_NONE &&
+	    op->size == 64) {
+		out->through = 1;
+		out->target = pc + zi.length + (uint64_t)op->mem.disp.value;
+		return 0;
+	}
+	return -EINVAL;
+}

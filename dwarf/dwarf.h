@@ -76,6 +76,21 @@ struct dw_access {
 int dw_insn_accesses(const unsigned char *buf, size_t len, const struct user_regs_struct *r,
 		     struct dw_access *out, size_t max);
 
+struct dw_branch {
+	int call;	 /* a call (else a jmp) */
+	unsigned length; /* bytes */
+	int through;	 /* 1: `target` is where the pointer to the place is */
+	uint64_t target; /* where it goes (through == 0) */
+};
+
+/*
+ * The instruction at the start of BUF (LEN bytes at address PC): when it
+ * is a call or jmp to a fixed place, directly or through a pointer at a
+ * fixed rip-relative address (a GOT slot), fill OUT and return 0; else
+ * -EINVAL.
+ */
+int dw_branch(const unsigned char *buf, size_t len, uint64_t pc, struct dw_branch *out);
+
 /* ---- sites.c: preemption sites ---- */
 
 struct dw_site {

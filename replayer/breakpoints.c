@@ -66,6 +66,11 @@ void replay_dbg_target_bp(struct dbg *d, uint64_t pc)
 			tracer_poke_byte(d->tgid, d->bps[i].addr, &d->bps[i].orig, NULL);
 		d->bps[i--] = d->bps[--d->nbps];
 	}
+	replay_dbg_seek_bp(d, pc);
+}
+
+void replay_dbg_seek_bp(struct dbg *d, uint64_t pc)
+{
 	if (!pc || replay_dbg_bp_at(d, pc) || d->nbps == MAX_BPS)
 		return;
 	d->bps[d->nbps] = (struct bp){ .addr = pc, .internal = 1 };

@@ -70,6 +70,9 @@ enum mode {
 	SCAN,	/* replay silently to `target`, noting every hit before it */
 	COUNT,	/* step silently from `target`'s event to `count_to`, counting */
 	AT_END, /* the replay ended: serve gdb until it goes back or leaves */
+	PRED,	/* replay silently from `target`'s event to the trap `last_hit`,
+		 * noting the last pass of its task at `pred_pc` (the call that
+		 * led to it), then go there */
 	WFIND,	/* step silently through `target`'s event interval, finding the
 		 * last write of a watched location (or breakpoint pass) in it;
 		 * for reads, through every interval from `target` to `wbound` */
@@ -140,6 +143,9 @@ struct dbg {
 	int anchored;	     /* TO_POS, SCAN: the target's anchor was passed */
 	struct pos last_hit; /* SCAN: the last hit before the target */
 	int have_hit;
+	uint64_t pred_pc;   /* PRED: the call (or jmp) right before the trap */
+	struct pos pred;    /* PRED: its last pass so far */
+	uint64_t pred_next; /* PRED: the trap's nth, if the pass after it is the trap */
 	uint64_t counted;   /* COUNT: steps so far */
 	uint64_t pc_seen;   /* COUNT: passes at the target's pc */
 	int begin;	    /* the stop is at the start, reached backwards */
@@ -213,6 +219,8 @@ void replay_dbg_purge_bps(struct dbg *d);
 /* A seek to a trap at PC: a breakpoint there while it runs, if gdb has
  * none (positions count the traps of breakpoints); 0 drops it. */
 void replay_dbg_target_bp(struct dbg *d, uint64_t pc);
+/* One more of a seek's own, at PC, beside the target's. */
+void replay_dbg_seek_bp(struct dbg *d, uint64_t pc);
 enum rec_dbg_go replay_dbg_go_on(struct dbg *d, pid_t tid, int step);
 
 /* ---- watch.c: watchpoints ---- */

@@ -39,6 +39,7 @@
 #include <sys/user.h>
 
 #include "common/common.h"
+#include "dwarf/dwarf.h"
 #include "internal.h"
 #include "tracer/tracer.h"
 
@@ -156,6 +157,69 @@ int replay_dbg_reverse_by_hits(struct dbg *d)
 	return 1;
 }
 
+/* The stopped task at the trap `cur` (steps 0) came there by a call (or the
+ * jump of a PLT entry a call went to) that certainly targets its pc: the
+ * return address on its stack follows a call to pc, or to a jmp through a
+ * pointer that holds pc. Then *BEFORE is that instruction's address: the
+ * one the task ran last. */
+static int came_by_call(struct dbg *d, uint64_t *before)
+{
+	struct user_regs_struct r;
+	struct dw_branch b;
+	uint8_t insn[16];
+	uint64_t ret, to;
+	pid_t tid = 0;
+
+	for (size_t i = 0; d->stop && i < d->stop->nthreads; i++) {
+		if (d->stop->threads[i].index == d->cur.index)
+			tid = d->stop->threads[i].tid;
+	}
+	if (!tid || tracer_get_regs(tid, &r) < 0 || r.rip != d->cur.pc ||
+	    tracer_read_mem(tid, r.rsp, &ret, sizeof(ret)) < 0)
+		return 0;
+	for (unsigned len = 5; len <= 6; len++) {
+		if (tracer_read_mem(tid, ret - len, insn, len) < 0 ||
+		    dw_branch(insn, len, ret - len, &b) < 0 || !b.call || b.length != len ||
+		    (b.through && tracer_read_mem(tid, b.target, &b.target, sizeof(b.target)) < 0))
+			continue;
+		if (b.target == r.rip) {
+			*before = ret - len;
+			return 1;
+		}
+		/* a PLT entry: [endbr64;] [bnd] jmp *GOT(%rip) */
+		to = b.target;
+		if (tracer_read_mem(tid, to, insn, sizeof(insn)) < 0)
+			continue;
+		if (memcmp(insn, "\xf3\x0f\x1e\xfa", 4) == 0)
+			to += 4;
+		if (tracer_read_mem(tid, to, insn, sizeof(insn)) < 0 ||
+		    dw_branch(insn, sizeof(insn), to, &b) < 0 || b.call || !b.through ||
+		    tracer_read_mem(tid, b.target, &b.target, sizeof(b.target)) < 0)
+			continue;
+		if (b.target == r.rip) {
+			*before = to;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* reverse-stepi from the trap TRAP (no steps after it): count the steps to
+ * it from the pass before it at its pc when there is one (a loop's: one
+ * turn of it), else from its interval's start. */
+static void count_back(struct dbg *d, const struct pos *trap)
+{
+	struct pos from = { trap->frames ? AT_EVENT : AT_START, trap->frames, 0, 0, 0, 0, 0 },
+		   t = *trap;
+
+	if (t.nth > 1) {
+		from = t;
+		from.nth--;
+	}
+	replay_dbg_seek(d, COUNT, &from);
+	d->last_hit = t;
+}
+
 /* A reverse request from position CUR: where to go. */
 void replay_dbg_plan_reverse(struct dbg *d)
 {
@@ -174,13 +238,23 @@ void replay_dbg_plan_reverse(struct dbg *d)
 		return;
 	}
 	if (d->cur.anchor == AT_TRAP) {
-		/* Count the instructions from the interval's start to here. */
 		struct pos from = {
 			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0, 0
 		};
+		uint64_t before;
 
-		replay_dbg_seek(d, COUNT, &from);
-		d->last_hit = d->cur;
+		if (came_by_call(d, &before)) {
+			/* The last pass of that call before the trap, found by
+			 * breakpoints on both: no steps. */
+			replay_dbg_seek(d, PRED, &from);
+			d->last_hit = d->cur;
+			d->pred_pc = before;
+			/* (gdb took its own out to step off it) */
+			replay_dbg_seek_bp(d, before);
+			replay_dbg_seek_bp(d, d->cur.pc);
+			return;
+		}
+		count_back(d, &d->cur);
 		return;
 	}
 	/* At an event or the start: nothing before it that we can name. */
@@ -238,6 +312,7 @@ void replay_dbg_finish_scan(struct dbg *d, int alive)
 }
 
 static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st);
+static uint64_t passes(const struct dbg *d, int index, uint64_t pc);
 
 enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 {
@@ -365,10 +440,40 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		if (!d->anchored)
 			return replay_dbg_go_on(d, st->tid, 0);
 		return replay_dbg_wfind_step(d, st);
+	case PRED:
+		if (!d->anchored && same_anchor(&d->cur, &d->target))
+			d->anchored = 1;
+		if (d->anchored && d->cur.anchor == AT_TRAP && !d->cur.steps &&
+		    d->cur.index == d->last_hit.index) {
+			if (d->cur.pc == d->pred_pc) {
+				/* the pass at the trap's pc that follows it */
+				d->pred = d->cur;
+				d->pred_next = passes(d, d->cur.index, d->last_hit.pc) + 1;
+				d->have_hit = 1;
+			} else if (same_anchor(&d->cur, &d->last_hit)) {
+				struct pos trap = d->last_hit;
+
+				/* (not when the trap's pc was reached otherwise since
+				 * the call: a loop back to a function's entry) */
+				if (d->have_hit && d->pred_next == trap.nth) {
+					hm_debug("debugger: the call before the hit is %#" PRIx64,
+						 d->pred_pc);
+					replay_dbg_seek(d, TO_POS, &d->pred);
+				} else {
+					count_back(d, &trap);
+				}
+				return REC_DBG_KILL;
+			}
+		}
+		return replay_dbg_go_on(d, st->tid, 0);
 	case COUNT:
 		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
 			d->anchored = 1;
 			replay_dbg_remove_bps(d);
+			/* From the pass before the hit (count_back): the passes
+			 * at its pc are counted from this one on. */
+			if (d->target.anchor == AT_TRAP)
+				d->pc_seen = d->target.nth - 1;
 		}
 		if (!d->anchored)
 			return replay_dbg_go_on(d, st->tid, 0);
@@ -377,9 +482,11 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		if (replay_dbg_pc_of(st->tid) == d->last_hit.pc &&
 		    ++d->pc_seen == d->last_hit.nth) {
 			struct pos p = d->target;
+			char from[160];
 
-			hm_debug("debugger: %" PRIu64 " steps from event %" PRIu64 " to the hit",
-				 d->counted, p.frames);
+			replay_dbg_describe(&p, from, sizeof(from));
+			hm_debug("debugger: %" PRIu64 " steps from %s to the hit", d->counted,
+				 from);
 			if (d->counted == 0) {
 				d->begin = p.anchor == AT_START;
 				p = d->last_hit; /* nothing before it in its interval */
@@ -394,6 +501,16 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		return REC_DBG_STEP;
 	}
 	return REC_DBG_CONT;
+}
+
+/* The passes of task INDEX at PC counted since the last event. */
+static uint64_t passes(const struct dbg *d, int index, uint64_t pc)
+{
+	for (size_t i = 0; i < d->ncounts; i++) {
+		if (d->counts[i].index == index && d->counts[i].pc == pc)
+			return d->counts[i].n;
+	}
+	return 0;
 }
 
 static void count_reset(struct dbg *d, uint64_t frames)
@@ -540,7 +657,8 @@ int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 	/* Stop at the event a seek or a count starts from. */
 	if (d->wend || (d->mode == WFIND && d->anchored))
 		return 1;
-	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN || d->mode == WFIND) &&
+	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN || d->mode == WFIND ||
+		d->mode == PRED) &&
 	       d->target.anchor == AT_EVENT && d->target.frames == frames;
 }
 

@@ -84,6 +84,24 @@ try:
     run("reverse-finish")
     check(func() == "worker", "reverse-finish stopped in %s, not worker" % func())
 
+    # reverse-stepi from a function's first instruction: back onto the
+    # call that led there (found by a breakpoint on that call).
+    run("delete")
+    run("break *bump")
+    run("continue")
+    entry = int(gdb.parse_and_eval("(long)&bump"))
+    check(pc() == entry, "break *bump stopped at %#x, not %#x" % (pc(), entry))
+    sp = int(gdb.parse_and_eval("$sp"))
+    run("reverse-stepi")
+    insn = run("x/i $pc")
+    check(func() == "worker" and "call" in insn and "bump" in insn,
+          "reverse-stepi from bump's entry: %s in %s" % (insn.strip(), func()))
+    check(int(gdb.parse_and_eval("$sp")) == sp + 8, "reverse-stepi: sp %#x, not %#x + 8"
+          % (int(gdb.parse_and_eval("$sp")), sp))
+    run("stepi")
+    check(pc() == entry and int(gdb.parse_and_eval("$sp")) == sp,
+          "stepi onto bump again: pc %#x sp %#x" % (pc(), int(gdb.parse_and_eval("$sp"))))
+
     # A watchpoint on the global stops at each write, after it.
     run("delete")
     run("watch counter")
@@ -205,6 +223,27 @@ try:
     run("reverse-continue")
     check(stops and gdb.BP_ACCESS_WATCHPOINT in stops[-1] and pc() < read_pc,
           "reverse awatch to the read: stop %r at %#x" % (stops[-1:], pc()))
+
+    # count_down's first instruction is also its loop's head: from its last
+    # pass there, reverse-stepi lands on the jump back; from its first, on
+    # the call in main.
+    run("delete")
+    run("break *count_down")
+    run("reverse-continue")
+    entry = int(gdb.parse_and_eval("(long)&count_down"))
+    check(pc() == entry, "reverse-continue to count_down: pc %#x" % pc())
+    run("reverse-stepi")
+    insn = run("x/i $pc")
+    check(func() == "count_down" and "jne" in insn,
+          "reverse-stepi from count_down's last pass: %s" % insn.strip())
+    run("reverse-continue")
+    run("reverse-continue")
+    check(pc() == entry and int(gdb.parse_and_eval("$ecx")) == 3,
+          "count_down's first pass: pc %#x ecx %d" % (pc(), int(gdb.parse_and_eval("$ecx"))))
+    run("reverse-stepi")
+    insn = run("x/i $pc")
+    check(func() == "main" and "call" in insn and "count_down" in insn,
+          "reverse-stepi from count_down's first pass: %s in %s" % (insn.strip(), func()))
     run("kill")
 except gdb.error as e:
     fail("gdb: %s" % e)

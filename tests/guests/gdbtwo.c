@@ -2,7 +2,8 @@
 /*
  * Guest for the gdb tests: two workers add to a global under a mutex,
  * three times each, through bump(); the main thread joins them and
- * prints the total (33).
+ * prints the total (33). Before, it calls count_down, whose first
+ * instruction is also the head of its loop.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -10,6 +11,17 @@
 /* As written, whatever CFLAGS say: the test steps instructions and prints
  * locals. */
 #pragma GCC optimize("O0")
+
+/* Three passes at its first instruction: one from the call, two from the
+ * jump back (a reverse-stepi must tell them apart). */
+__asm__(".text\n"
+	".globl count_down\n"
+	".type count_down, @function\n"
+	"count_down:\n"
+	"\tdec %ecx\n"
+	"\tjnz count_down\n"
+	"\tret\n"
+	".size count_down, .-count_down\n");
 
 int counter;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,6 +48,11 @@ int main(void)
 {
 	pthread_t a, b;
 
+	/* (below the red zone, with ecx = 3) */
+	__asm__ volatile("sub $128, %%rsp\n\tmov $3, %%ecx\n\tcall count_down\n\tadd $128, %%rsp"
+			 :
+			 :
+			 : "rcx", "cc", "memory");
 	pthread_create(&a, NULL, worker, (void *)1L);
 	pthread_create(&b, NULL, worker, (void *)10L);
 	pthread_join(a, NULL);

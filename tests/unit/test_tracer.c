@@ -457,6 +457,40 @@ static void test_insn_accesses(void **state)
 	assert_int_equal(dw_insn_accesses(rep_movsb, 1, &r, a, 8), -EINVAL);
 }
 
+/* ---- dw_branch: calls and jumps to fixed places ---- */
+
+static void test_branch(void **state)
+{
+	/* call rel32 +0x100; call [rip+0x20]; bnd jmp [rip+0x2fe2] (a PLT
+	 * entry); jmp rel8 -4; call rax; mov eax, 1 */
+	static const unsigned char call_rel[] = { 0xe8, 0x00, 0x01, 0, 0 },
+				   call_got[] = { 0xff, 0x15, 0x20, 0, 0, 0 },
+				   plt_jmp[] = { 0xf2, 0xff, 0x25, 0xe2, 0x2f, 0, 0 },
+				   jmp_back[] = { 0xeb, 0xfc }, call_reg[] = { 0xff, 0xd0 },
+				   mov[] = { 0xb8, 1, 0, 0, 0 };
+	struct dw_branch b;
+
+	(void)state;
+	assert_int_equal(dw_branch(call_rel, sizeof(call_rel), 0x401000, &b), 0);
+	assert_true(b.call && !b.through);
+	assert_int_equal(b.length, 5);
+	assert_int_equal(b.target, 0x401105);
+	assert_int_equal(dw_branch(call_got, sizeof(call_got), 0x401000, &b), 0);
+	assert_true(b.call && b.through);
+	assert_int_equal(b.length, 6);
+	assert_int_equal(b.target, 0x401026);
+	assert_int_equal(dw_branch(plt_jmp, sizeof(plt_jmp), 0x401000, &b), 0);
+	assert_true(!b.call && b.through);
+	assert_int_equal(b.target, 0x401000 + 7 + 0x2fe2);
+	assert_int_equal(dw_branch(jmp_back, sizeof(jmp_back), 0x401000, &b), 0);
+	assert_true(!b.call && !b.through);
+	assert_int_equal(b.target, 0x400ffe);
+	/* through a register: no fixed place */
+	assert_int_equal(dw_branch(call_reg, sizeof(call_reg), 0x401000, &b), -EINVAL);
+	assert_int_equal(dw_branch(mov, sizeof(mov), 0x401000, &b), -EINVAL);
+	assert_int_equal(dw_branch(call_rel, 3, 0x401000, &b), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_insn_scan),
 		cmocka_unit_test(test_insn_scan_none),
 		cmocka_unit_test(test_insn_accesses),
+		cmocka_unit_test(test_branch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
