@@ -132,11 +132,14 @@ static int hold(struct dbg *d, struct rec_cp *cp, int fd, uint64_t frames);
  * could not be made; in the holder, once it took over, what hold() says. */
 static int spawn(struct dbg *d, struct rec_cp *cp, uint64_t frames)
 {
-	int sv[2], st;
+	int sv[2], st, watching, err;
 	pid_t mid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
+	/* Forked without the block watch thread, which may be in malloc (the
+	 * holder starts its own when it takes over: tracer/blockwatch.c). */
+	watching = tracer_blockwatch_pause();
 	mid = fork();
 	if (mid == 0) {
 		pid_t h = fork();
@@ -146,6 +149,8 @@ static int spawn(struct dbg *d, struct rec_cp *cp, uint64_t frames)
 		close(sv[0]);
 		return hold(d, cp, sv[1], frames);
 	}
+	if (watching && (err = tracer_blockwatch_resume()) < 0)
+		hm_error("cannot start the block watch thread again: %s", hm_strerror(err));
 	close(sv[1]);
 	if (mid > 0) {
 		pid_t got;

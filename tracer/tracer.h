@@ -300,6 +300,10 @@ int tracer_blockwatch_start(void);
 void tracer_blockwatch_stop(void);
 /* In a fork of hermit, which has no watch thread: start one. */
 int tracer_blockwatch_restart(void);
+/* Before a fork of hermit: end the thread (1: it ran); after it, in the
+ * parent, start it again if it ran (the deadline and flags stay). */
+int tracer_blockwatch_pause(void);
+int tracer_blockwatch_resume(void);
 void tracer_blockwatch_set(pid_t tid);
 /* Also wake the tracer, for good, once NS of wall time have passed. */
 void tracer_blockwatch_deadline(int64_t ns);
