@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "gdbstub/internal.h"
@@ -74,17 +75,24 @@ int rsp_handle_read_reg(struct rsp_session *s, const char *args)
  * Writes. The target is a recording, which writes would make diverge, so
  * they are refused (E01), except those that leave things as they are:
  * gdb writes the pc back unchanged around a reverse step, and rr accepts
- * that too. A write is compared with what is there now.
+ * that too. A write is compared with what is there now. One more is let
+ * through without effect: amd64 Linux gdb sets orig_rax to -1 with every
+ * pc it writes (`run` writes the entry's), so that the kernel restarts no
+ * syscall; a replay's syscalls are hermit's to restart. ORIG is the offset
+ * of orig_rax in the bytes compared (SIZE_MAX: not there).
  */
-static void reply_same(struct rsp_session *s, const char *hex, size_t n)
+static void reply_same(struct rsp_session *s, const char *hex, size_t n, size_t orig)
 {
+	static const uint8_t none[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint8_t want[RSP_REGS_SIZE];
 
-	if (n > sizeof(want) || strlen(hex) != 2 * n || rsp_unhex(hex, n, want) < 0 ||
-	    memcmp(want, s->data, n) != 0)
+	if (n > sizeof(want) || strlen(hex) != 2 * n || rsp_unhex(hex, n, want) < 0) {
 		rsp_reply_str(s, "E01");
-	else
-		rsp_reply_str(s, "OK");
+		return;
+	}
+	if (orig != SIZE_MAX && orig + 8 <= n && memcmp(want + orig, none, 8) == 0)
+		memcpy(want + orig, s->data + orig, 8);
+	rsp_reply_str(s, memcmp(want, s->data, n) == 0 ? "OK" : "E01");
 }
 
 /* P<regno>=<value>. */
@@ -98,21 +106,23 @@ int rsp_handle_write_reg(struct rsp_session *s, const char *args)
 		rsp_reply_str(s, "E01");
 		return 0;
 	}
-	reply_same(s, args, (size_t)size);
+	reply_same(s, args, (size_t)size, n == RSP_REG_ORIG_RAX ? 0 : SIZE_MAX);
 	return 0;
 }
 
 /* G<block>: the whole block, as 'g' reads it. */
 int rsp_handle_write_regs(struct rsp_session *s, const char *args)
 {
-	size_t len = RSP_REGS_SIZE;
+	size_t len = RSP_REGS_SIZE, orig, size;
 
 	if (!s->ops->read_regs || s->ops->read_regs(s->t, rsp_current_tid(s), s->data, &len) < 0 ||
 	    len > RSP_REGS_SIZE) {
 		rsp_reply_str(s, "E01");
 		return 0;
 	}
-	reply_same(s, args, len);
+	if (rsp_reg_offset(RSP_REG_ORIG_RAX, &orig, &size) < 0 || size != 8)
+		orig = SIZE_MAX;
+	reply_same(s, args, len, orig);
 	return 0;
 }
 
@@ -128,7 +138,7 @@ int rsp_handle_write_mem(struct rsp_session *s, const char *args)
 		rsp_reply_str(s, "E01");
 		return 0;
 	}
-	reply_same(s, args, (size_t)len);
+	reply_same(s, args, (size_t)len, SIZE_MAX);
 	return 0;
 }
 

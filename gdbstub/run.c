@@ -233,12 +233,17 @@ int rsp_handle_run(struct rsp_session *s, const char *args)
 {
 	struct rsp_stop st = { .kind = RSP_STOP_SIGNAL, .sig = SIGTRAP_GDB };
 
+	int err = s->ops->restart ? s->ops->restart(s->t, &st) : -EOPNOTSUPP;
+
 	(void)args;
-	if (!s->ops->restart || s->ops->restart(s->t, &st) < 0) {
+	if (err < 0 && err != -EINPROGRESS) {
 		rsp_reply_str(s, "E01");
 		return 0;
 	}
 	s->gen_tid = s->cont_tid = 0;
-	rsp_session_stopped(s, &st);
+	/* (a target that gets there in its caller's loop answers later, as a
+	 * resume does) */
+	if (err == 0)
+		rsp_session_stopped(s, &st);
 	return 0;
 }

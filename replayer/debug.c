@@ -301,11 +301,12 @@ static void op_interrupt(void *t)
 	d->interrupt = 1;
 }
 
+/* k, vKill: the session ends with a plain remote (then gdb leaves); in
+ * extended mode it goes on, and gdb may `run` again (vRun) or leave. The
+ * guest stays where it is meanwhile: the next replay ends it. */
 static void op_kill(void *t)
 {
-	struct dbg *d = t;
-
-	d->quit = 1;
+	(void)t;
 }
 
 static int op_restart(void *t, struct rsp_stop *stop)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # gdb -x launch.py, started by `hermit replay --gdb WRAPPER` itself (the one
 # command a user types): gdb is already connected to the recording of
-# tests/guests/gdbtwo, and `monitor goto` leaves no stale registers behind
-# (hermit hands gdb a hook that flushes them after each monitor command).
+# tests/guests/gdbtwo, `monitor goto` leaves no stale registers behind
+# (hermit hands gdb a hook that flushes them after each monitor command),
+# and `run` starts the replay over.
 import os
 import re
 import sys
@@ -27,6 +28,7 @@ try:
     check(when().startswith("event 0"), "the replay does not start at event 0: " + when())
     run("break bump")
     run("continue")
+    first_hit = when()
     run("continue")
     check(gdb.selected_frame().name() == "bump", "stopped in %s" % gdb.selected_frame().name())
     m = re.match(r"event (\d+)", when())
@@ -45,6 +47,12 @@ try:
     run("continue")
     check(gdb.selected_frame().name() == "bump", "continue after goto stopped in %s"
           % gdb.selected_frame().name())
+    # `run` again: gdb kills (vKill, the session stays), starts over
+    # (vRun), writing orig_rax = -1 with the entry's pc as it does, and
+    # runs to the first hit.
+    run("run")
+    check(gdb.selected_frame().name() == "bump" and when() == first_hit,
+          "run stopped in %s at %s, not at %s" % (gdb.selected_frame().name(), when(), first_hit))
     run("kill")
 except gdb.error as e:
     fail("gdb: %s" % e)

@@ -385,6 +385,7 @@ struct fake {
 	char open_path[RSP_MAX_PACKET];
 	int open_flags, open_mode;
 	int kills, interrupts, restarts;
+	int restart_err; /* restart's answer, when not 0 (-EINPROGRESS) */
 	int send_err;
 	struct hm_buf sent;
 };
@@ -564,6 +565,8 @@ static int fake_restart(void *t, struct rsp_stop *stop)
 	struct fake *fk = t;
 
 	fk->restarts++;
+	if (fk->restart_err)
+		return fk->restart_err;
 	*stop = (struct rsp_stop){ .kind = RSP_STOP_SIGNAL, .sig = 5, .tid = PID };
 	return 0;
 }
@@ -1000,6 +1003,11 @@ static void test_writes_refused(void **state)
 	talk(c, "P11=88898a", "E01"); /* short */
 	talk(c, "P2b=00", "E01");
 	talk(c, "P10", "E01");
+	/* orig_rax = -1 (gdb's amd64 Linux pc write, at `run`): accepted, with
+	 * no effect; any other value is a write */
+	talk(c, "P28=ffffffffffffffff", "OK");
+	talk(c, "p28", "1415161718191a1b");
+	talk(c, "P28=fffffffffffffffe", "E01");
 	talk(c, "M2f00,4:00010203", "OK");
 	talk(c, "M2f00,1:01", "E01");
 	talk(c, "M3000,1:00", "E01"); /* not mapped */
@@ -1010,6 +1018,8 @@ static void test_writes_refused(void **state)
 		hm_buf_add(&same, "G", 1);
 		add_hex(&same, c->fk.regs, RSP_REGS_SIZE);
 		hm_buf_add(&same, "", 1);
+		talk(c, (char *)same.data, "OK");
+		memset(same.data + 1 + 2 * 276, 'f', 16); /* orig_rax -1 */
 		talk(c, (char *)same.data, "OK");
 		same.data[1] ^= 1; /* another rax */
 		talk(c, (char *)same.data, "E01");
@@ -1470,6 +1480,20 @@ static void test_extended(void **state)
 	assert_int_equal(c->fk.restarts, 1);
 	talk(c, "vRun", "T05thread:p64.64;");
 	talk(c, "vRunx", "");
+	/* A target that gets to the start in its own loop: no reply yet, the
+	 * stop's when it is there. */
+	c->fk.restart_err = -EINPROGRESS;
+	talk_none(c, "vRun", 0);
+	assert_int_equal(c->fk.restarts, 3);
+	{
+		struct rsp_stop st = { .kind = RSP_STOP_SIGNAL, .sig = 5, .tid = PID };
+
+		hm_buf_reset(&c->fk.sent);
+		rsp_session_stopped(c->s, &st);
+		assert_memory_equal(c->fk.sent.data, "$T05thread:p64.64;#", 19);
+	}
+	c->fk.restart_err = -EIO;
+	talk(c, "vRun", "E01");
 	raw(c, "$D#44", 5, 1, "+$OK#9a", 7);
 }
 
