@@ -129,10 +129,12 @@ enum rsp_regno {
 	RSP_REG_ORIG_RAX,
 	RSP_REG_FS_BASE,
 	RSP_REG_GS_BASE,
+	RSP_REG_XMM0,
+	RSP_REG_MXCSR = RSP_REG_XMM0 + 16,
 	RSP_NUM_REGS,
 };
 
-#define RSP_REGS_SIZE 300
+#define RSP_REGS_SIZE 560
 
 /* Where register REGNO lies in the 'g' block: 0, or -EINVAL for no such
  * register. */

@@ -7,9 +7,11 @@
  * description when org.gnu.gdb.i386.core has rax..gs and the i387
  * registers by these names (i386_validate_tdesc_p() in gdb/i386-tdep.c),
  * org.gnu.gdb.i386.linux has orig_rax (without it amd64_linux_init_abi()
- * leaves out the whole Linux ABI) and org.gnu.gdb.i386.segments has
- * fs_base and gs_base (thread-local storage). Explicit regnums pin the
- * numbers gdb uses in 'p'.
+ * leaves out the whole Linux ABI), org.gnu.gdb.i386.segments has fs_base
+ * and gs_base (thread-local storage) and org.gnu.gdb.i386.sse has xmm0-15
+ * and mxcsr (the types as gdb's own features/i386/64bit-sse.xml has
+ * them). Explicit regnums pin the numbers gdb uses in 'p'; the sse ones
+ * come last, so the older ones keep theirs.
  */
 #include "config.h"
 
@@ -30,35 +32,77 @@ struct feature {
 };
 
 static const struct reg regs[RSP_NUM_REGS] = {
-	{ "rax", 64, "int64", NULL },	 { "rbx", 64, "int64", NULL },
-	{ "rcx", 64, "int64", NULL },	 { "rdx", 64, "int64", NULL },
-	{ "rsi", 64, "int64", NULL },	 { "rdi", 64, "int64", NULL },
-	{ "rbp", 64, "data_ptr", NULL }, { "rsp", 64, "data_ptr", NULL },
-	{ "r8", 64, "int64", NULL },	 { "r9", 64, "int64", NULL },
-	{ "r10", 64, "int64", NULL },	 { "r11", 64, "int64", NULL },
-	{ "r12", 64, "int64", NULL },	 { "r13", 64, "int64", NULL },
-	{ "r14", 64, "int64", NULL },	 { "r15", 64, "int64", NULL },
-	{ "rip", 64, "code_ptr", NULL }, { "eflags", 32, "i386_eflags", NULL },
-	{ "cs", 32, "int32", NULL },	 { "ss", 32, "int32", NULL },
-	{ "ds", 32, "int32", NULL },	 { "es", 32, "int32", NULL },
-	{ "fs", 32, "int32", NULL },	 { "gs", 32, "int32", NULL },
-	{ "st0", 80, "i387_ext", NULL }, { "st1", 80, "i387_ext", NULL },
-	{ "st2", 80, "i387_ext", NULL }, { "st3", 80, "i387_ext", NULL },
-	{ "st4", 80, "i387_ext", NULL }, { "st5", 80, "i387_ext", NULL },
-	{ "st6", 80, "i387_ext", NULL }, { "st7", 80, "i387_ext", NULL },
-	{ "fctrl", 32, "int", "float" }, { "fstat", 32, "int", "float" },
-	{ "ftag", 32, "int", "float" },	 { "fiseg", 32, "int", "float" },
-	{ "fioff", 32, "int", "float" }, { "foseg", 32, "int", "float" },
-	{ "fooff", 32, "int", "float" }, { "fop", 32, "int", "float" },
-	{ "orig_rax", 64, "int", NULL }, { "fs_base", 64, "int", NULL },
-	{ "gs_base", 64, "int", NULL },
+	{ "rax", 64, "int64", NULL },	  { "rbx", 64, "int64", NULL },
+	{ "rcx", 64, "int64", NULL },	  { "rdx", 64, "int64", NULL },
+	{ "rsi", 64, "int64", NULL },	  { "rdi", 64, "int64", NULL },
+	{ "rbp", 64, "data_ptr", NULL },  { "rsp", 64, "data_ptr", NULL },
+	{ "r8", 64, "int64", NULL },	  { "r9", 64, "int64", NULL },
+	{ "r10", 64, "int64", NULL },	  { "r11", 64, "int64", NULL },
+	{ "r12", 64, "int64", NULL },	  { "r13", 64, "int64", NULL },
+	{ "r14", 64, "int64", NULL },	  { "r15", 64, "int64", NULL },
+	{ "rip", 64, "code_ptr", NULL },  { "eflags", 32, "i386_eflags", NULL },
+	{ "cs", 32, "int32", NULL },	  { "ss", 32, "int32", NULL },
+	{ "ds", 32, "int32", NULL },	  { "es", 32, "int32", NULL },
+	{ "fs", 32, "int32", NULL },	  { "gs", 32, "int32", NULL },
+	{ "st0", 80, "i387_ext", NULL },  { "st1", 80, "i387_ext", NULL },
+	{ "st2", 80, "i387_ext", NULL },  { "st3", 80, "i387_ext", NULL },
+	{ "st4", 80, "i387_ext", NULL },  { "st5", 80, "i387_ext", NULL },
+	{ "st6", 80, "i387_ext", NULL },  { "st7", 80, "i387_ext", NULL },
+	{ "fctrl", 32, "int", "float" },  { "fstat", 32, "int", "float" },
+	{ "ftag", 32, "int", "float" },	  { "fiseg", 32, "int", "float" },
+	{ "fioff", 32, "int", "float" },  { "foseg", 32, "int", "float" },
+	{ "fooff", 32, "int", "float" },  { "fop", 32, "int", "float" },
+	{ "orig_rax", 64, "int", NULL },  { "fs_base", 64, "int", NULL },
+	{ "gs_base", 64, "int", NULL },	  { "xmm0", 128, "vec128", NULL },
+	{ "xmm1", 128, "vec128", NULL },  { "xmm2", 128, "vec128", NULL },
+	{ "xmm3", 128, "vec128", NULL },  { "xmm4", 128, "vec128", NULL },
+	{ "xmm5", 128, "vec128", NULL },  { "xmm6", 128, "vec128", NULL },
+	{ "xmm7", 128, "vec128", NULL },  { "xmm8", 128, "vec128", NULL },
+	{ "xmm9", 128, "vec128", NULL },  { "xmm10", 128, "vec128", NULL },
+	{ "xmm11", 128, "vec128", NULL }, { "xmm12", 128, "vec128", NULL },
+	{ "xmm13", 128, "vec128", NULL }, { "xmm14", 128, "vec128", NULL },
+	{ "xmm15", 128, "vec128", NULL }, { "mxcsr", 32, "i386_mxcsr", "vector" },
 };
 
 static const struct feature features[] = {
 	{ "org.gnu.gdb.i386.core", RSP_REG_RAX, RSP_REG_ORIG_RAX - RSP_REG_RAX },
 	{ "org.gnu.gdb.i386.linux", RSP_REG_ORIG_RAX, 1 },
 	{ "org.gnu.gdb.i386.segments", RSP_REG_FS_BASE, 2 },
+	{ "org.gnu.gdb.i386.sse", RSP_REG_XMM0, 17 },
 };
+
+/* The sse feature's types: an xmm register's views, mxcsr's bits. */
+static const char sse_types[] = "<vector id=\"v4f\" type=\"ieee_single\" count=\"4\"/>\n"
+				"<vector id=\"v2d\" type=\"ieee_double\" count=\"2\"/>\n"
+				"<vector id=\"v16i8\" type=\"int8\" count=\"16\"/>\n"
+				"<vector id=\"v8i16\" type=\"int16\" count=\"8\"/>\n"
+				"<vector id=\"v4i32\" type=\"int32\" count=\"4\"/>\n"
+				"<vector id=\"v2i64\" type=\"int64\" count=\"2\"/>\n"
+				"<union id=\"vec128\">\n"
+				"<field name=\"v4_float\" type=\"v4f\"/>\n"
+				"<field name=\"v2_double\" type=\"v2d\"/>\n"
+				"<field name=\"v16_int8\" type=\"v16i8\"/>\n"
+				"<field name=\"v8_int16\" type=\"v8i16\"/>\n"
+				"<field name=\"v4_int32\" type=\"v4i32\"/>\n"
+				"<field name=\"v2_int64\" type=\"v2i64\"/>\n"
+				"<field name=\"uint128\" type=\"uint128\"/>\n"
+				"</union>\n"
+				"<flags id=\"i386_mxcsr\" size=\"4\">\n"
+				"<field name=\"IE\" start=\"0\" end=\"0\"/>\n"
+				"<field name=\"DE\" start=\"1\" end=\"1\"/>\n"
+				"<field name=\"ZE\" start=\"2\" end=\"2\"/>\n"
+				"<field name=\"OE\" start=\"3\" end=\"3\"/>\n"
+				"<field name=\"UE\" start=\"4\" end=\"4\"/>\n"
+				"<field name=\"PE\" start=\"5\" end=\"5\"/>\n"
+				"<field name=\"DAZ\" start=\"6\" end=\"6\"/>\n"
+				"<field name=\"IM\" start=\"7\" end=\"7\"/>\n"
+				"<field name=\"DM\" start=\"8\" end=\"8\"/>\n"
+				"<field name=\"ZM\" start=\"9\" end=\"9\"/>\n"
+				"<field name=\"OM\" start=\"10\" end=\"10\"/>\n"
+				"<field name=\"UM\" start=\"11\" end=\"11\"/>\n"
+				"<field name=\"PM\" start=\"12\" end=\"12\"/>\n"
+				"<field name=\"FZ\" start=\"15\" end=\"15\"/>\n"
+				"</flags>\n";
 
 /* The named bits of eflags (Intel SDM vol. 1, 3.4.3 "EFLAGS Register"). */
 static const struct {
@@ -99,6 +143,8 @@ void rsp_tdesc_xml(struct hm_buf *b)
 					    eflags[i].name, eflags[i].bit, eflags[i].bit);
 			hm_buf_addf(b, "</flags>\n");
 		}
+		if (features[f].first == RSP_REG_XMM0)
+			hm_buf_addf(b, "%s", sse_types);
 		for (int r = features[f].first; r < features[f].first + features[f].count; r++) {
 			hm_buf_addf(b, "<reg name=\"%s\" bitsize=\"%d\" type=\"%s\" regnum=\"%d\"",
 				    regs[r].name, regs[r].bits, regs[r].type, r);

@@ -55,6 +55,65 @@ uint64_t replay_dbg_pc_of(pid_t tid)
 	return tracer_get_regs(tid, &r) == 0 ? r.rip : 0;
 }
 
+/* The full x87 tag word (two bits a register: 0 valid, 1 zero, 2 special,
+ * 3 empty) from fxsave's abridged one (a bit a register: not empty) and
+ * the registers' contents (Intel SDM vol. 1, 10.5.1.1). */
+static uint16_t full_tag(const struct user_fpregs_struct *fp)
+{
+	unsigned top = (fp->swd >> 11) & 7;
+	uint16_t tag = 0;
+
+	for (unsigned p = 0; p < 8; p++) {
+		/* physical register p is st((p - top) mod 8) */
+		const uint8_t *st = (const uint8_t *)fp->st_space + 16 * ((p - top) & 7);
+		unsigned exp = (st[8] | (unsigned)st[9] << 8) & 0x7fff, t;
+		int zero = 1;
+
+		for (int i = 0; i < 8; i++)
+			zero = zero && !st[i];
+		if (!(fp->ftw & (1u << p)))
+			t = 3;
+		else if (exp == 0x7fff)
+			t = 2;
+		else if (exp == 0)
+			t = zero ? 1 : 2;
+		else
+			t = (st[7] & 0x80) ? 0 : 2;
+		tag |= (uint16_t)(t << (2 * p));
+	}
+	return tag;
+}
+
+/* The x87 and SSE registers of task H into V (those of 8 bytes or fewer)
+ * and BUF (st0-7, xmm0-15), as gdb's amd64 fxsave layout has them. */
+static int read_fp(pid_t h, uint64_t *v, uint8_t *buf)
+{
+	struct user_fpregs_struct fp;
+	const uint8_t *raw = (const uint8_t *)&fp;
+	size_t off, size;
+	uint32_t w;
+
+	if (tracer_get_fpregs(h, &fp) < 0)
+		return -1;
+	for (int i = 0; i < 8; i++) {
+		if (rsp_reg_offset(RSP_REG_ST0 + i, &off, &size) == 0 && size == 10)
+			memcpy(buf + off, (const uint8_t *)fp.st_space + 16 * i, 10);
+	}
+	for (int i = 0; i < 16; i++) {
+		if (rsp_reg_offset(RSP_REG_XMM0 + i, &off, &size) == 0 && size == 16)
+			memcpy(buf + off, (const uint8_t *)fp.xmm_space + 16 * i, 16);
+	}
+	v[RSP_REG_FCTRL] = fp.cwd, v[RSP_REG_FSTAT] = fp.swd, v[RSP_REG_FTAG] = full_tag(&fp);
+	v[RSP_REG_FOP] = fp.fop & 0x7ff;
+	/* the 64-bit fxsave: the instruction pointer at 8, the operand's at 16 */
+	memcpy(&w, raw + 8, 4), v[RSP_REG_FIOFF] = w;
+	memcpy(&w, raw + 12, 4), v[RSP_REG_FISEG] = w;
+	memcpy(&w, raw + 16, 4), v[RSP_REG_FOOFF] = w;
+	memcpy(&w, raw + 20, 4), v[RSP_REG_FOSEG] = w;
+	v[RSP_REG_MXCSR] = fp.mxcsr;
+	return 0;
+}
+
 static int op_read_regs(void *t, int tid, uint8_t *buf, size_t *len)
 {
 	struct dbg *d = t;
@@ -74,10 +133,12 @@ static int op_read_regs(void *t, int tid, uint8_t *buf, size_t *len)
 	v[RSP_REG_R8 + 6] = r.r14, v[RSP_REG_R15] = r.r15, v[RSP_REG_RIP] = r.rip;
 	v[RSP_REG_EFLAGS] = r.eflags, v[RSP_REG_CS] = r.cs, v[RSP_REG_SS] = r.ss;
 	v[RSP_REG_DS] = r.ds, v[RSP_REG_ES] = r.es, v[RSP_REG_FS] = r.fs, v[RSP_REG_GS] = r.gs;
-	v[RSP_REG_FCTRL] = 0x37f, v[RSP_REG_FTAG] = 0xffff;
 	v[RSP_REG_ORIG_RAX] = r.orig_rax, v[RSP_REG_FS_BASE] = r.fs_base;
 	v[RSP_REG_GS_BASE] = r.gs_base;
 	memset(buf, 0, RSP_REGS_SIZE);
+	if (read_fp(h, v, buf) < 0) {
+		v[RSP_REG_FCTRL] = 0x37f, v[RSP_REG_FTAG] = 0xffff; /* as after finit */
+	}
 	for (int i = 0; i < RSP_NUM_REGS; i++) {
 		if (rsp_reg_offset(i, &off, &size) == 0 && size <= 8)
 			memcpy(buf + off, &v[i], size);

@@ -111,6 +111,8 @@ int tracer_siginfo(pid_t tid, siginfo_t *si);
 /* ---- mem.c: registers and memory ---- */
 
 int tracer_get_regs(pid_t tid, struct user_regs_struct *regs);
+/* The x87 and SSE state, in fxsave's layout. */
+int tracer_get_fpregs(pid_t tid, struct user_fpregs_struct *fp);
 int tracer_set_regs(pid_t tid, const struct user_regs_struct *regs);
 /* Read LEN bytes at ADDR; process_vm_readv first, /proc/pid/mem after. */
 int tracer_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);

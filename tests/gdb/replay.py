@@ -240,6 +240,18 @@ try:
     run("reverse-continue")
     check(pc() == entry and int(gdb.parse_and_eval("$ecx")) == 3,
           "count_down's first pass: pc %#x ecx %d" % (pc(), int(gdb.parse_and_eval("$ecx"))))
+    # The x87 and SSE registers, as main set them before the call.
+    xmm1 = float(gdb.parse_and_eval("$xmm1.v2_double[0]"))
+    st0 = float(gdb.parse_and_eval("$st0"))
+    check(xmm1 == 2.5 and st0 == 1.0, "xmm1 %r, st0 %r: not 2.5 and 1" % (xmm1, st0))
+    ftag = int(gdb.parse_and_eval("$ftag"))
+    top = (int(gdb.parse_and_eval("$fstat")) >> 11) & 7
+    check((ftag >> (2 * top)) & 3 == 0 and ftag | (3 << (2 * top)) == 0xffff,
+          "ftag %#x: st0 (physical %d) valid, the others empty" % (ftag, top))
+    check(int(gdb.parse_and_eval("$mxcsr")) == 0x1f80 and
+          int(gdb.parse_and_eval("$fctrl")) == 0x37f,
+          "mxcsr %#x fctrl %#x" % (int(gdb.parse_and_eval("$mxcsr")),
+                                   int(gdb.parse_and_eval("$fctrl"))))
     run("reverse-stepi")
     insn = run("x/i $pc")
     check(func() == "main" and "call" in insn and "count_down" in insn,

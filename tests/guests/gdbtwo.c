@@ -48,11 +48,13 @@ int main(void)
 {
 	pthread_t a, b;
 
-	/* (below the red zone, with ecx = 3) */
-	__asm__ volatile("sub $128, %%rsp\n\tmov $3, %%ecx\n\tcall count_down\n\tadd $128, %%rsp"
+	/* (below the red zone, with ecx = 3, 2.5 in xmm1 and 1 on the x87
+	 * stack, which the test reads at count_down) */
+	__asm__ volatile("sub $128, %%rsp\n\tmovq %0, %%xmm1\n\tfld1\n\tmov $3, %%ecx\n\t"
+			 "call count_down\n\tfstp %%st(0)\n\tadd $128, %%rsp"
 			 :
-			 :
-			 : "rcx", "cc", "memory");
+			 : "r"(0x4004000000000000ull)
+			 : "rcx", "xmm1", "cc", "memory");
 	pthread_create(&a, NULL, worker, (void *)1L);
 	pthread_create(&b, NULL, worker, (void *)10L);
 	pthread_join(a, NULL);

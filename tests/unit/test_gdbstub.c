@@ -344,6 +344,8 @@ static void test_reg_offsets(void **state)
 		{ RSP_REG_ST0 + 7, 234, 10 }, { RSP_REG_FCTRL, 244, 4 },
 		{ RSP_REG_FOP, 272, 4 },      { RSP_REG_ORIG_RAX, 276, 8 },
 		{ RSP_REG_FS_BASE, 284, 8 },  { RSP_REG_GS_BASE, 292, 8 },
+		{ RSP_REG_XMM0, 300, 16 },    { RSP_REG_XMM0 + 15, 540, 16 },
+		{ RSP_REG_MXCSR, 556, 4 },
 	};
 	size_t off, size;
 
@@ -351,13 +353,14 @@ static void test_reg_offsets(void **state)
 	assert_int_equal(RSP_REG_RIP, 16);
 	assert_int_equal(RSP_REG_ST0, 24);
 	assert_int_equal(RSP_REG_ORIG_RAX, 40);
-	assert_int_equal(RSP_NUM_REGS, 43);
+	assert_int_equal(RSP_REG_XMM0, 43);
+	assert_int_equal(RSP_NUM_REGS, 60);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		assert_int_equal(rsp_reg_offset(want[i].regno, &off, &size), 0);
 		assert_int_equal(off, want[i].off);
 		assert_int_equal(size, want[i].size);
 	}
-	assert_int_equal(292 + 8, RSP_REGS_SIZE);
+	assert_int_equal(556 + 4, RSP_REGS_SIZE);
 	assert_int_equal(rsp_reg_offset(RSP_NUM_REGS, &off, &size), -EINVAL);
 	assert_int_equal(rsp_reg_offset(-1, &off, &size), -EINVAL);
 }
@@ -876,7 +879,7 @@ static void test_threads(void **state)
 	talk(c, "Hgp64.65", "OK");
 	talk(c, "qC", "QCp64.65");
 	ask(c, "g", &regs);
-	assert_int_equal(regs.len, 600);
+	assert_int_equal(regs.len, 2 * RSP_REGS_SIZE);
 	assert_int_equal(c->fk.regs_tid, PID + 1);
 	talk(c, "Hgp64.99", "E01");
 	talk(c, "Hg0", "OK");
@@ -956,15 +959,17 @@ static void test_registers(void **state)
 	handshake(c);
 	add_hex(&want, c->fk.regs, RSP_REGS_SIZE);
 	talk(c, "g", (char *)want.data);
-	assert_int_equal(want.len, 600);
+	assert_int_equal(want.len, 2 * RSP_REGS_SIZE);
 	assert_int_equal(c->fk.regs_tid, PID);
 	talk(c, "p0", "0001020304050607");
-	talk(c, "p10", "8081828384858687");	/* rip at 128 */
-	talk(c, "p11", "88898a8b");		/* eflags at 136 */
-	talk(c, "p18", "a4a5a6a7a8a9aaabacad"); /* st0 at 164, 10 bytes */
-	talk(c, "p28", "1415161718191a1b");	/* orig_rax at 276 */
-	talk(c, "p2a", "2425262728292a2b");	/* gs_base at 292 */
-	talk(c, "p2b", "E01");
+	talk(c, "p10", "8081828384858687");		    /* rip at 128 */
+	talk(c, "p11", "88898a8b");			    /* eflags at 136 */
+	talk(c, "p18", "a4a5a6a7a8a9aaabacad");		    /* st0 at 164, 10 bytes */
+	talk(c, "p28", "1415161718191a1b");		    /* orig_rax at 276 */
+	talk(c, "p2a", "2425262728292a2b");		    /* gs_base at 292 */
+	talk(c, "p2b", "2c2d2e2f303132333435363738393a3b"); /* xmm0 at 300 */
+	talk(c, "p3b", "2c2d2e2f");			    /* mxcsr at 556 */
+	talk(c, "p3c", "E01");
 	talk(c, "p", "E01");
 	talk(c, "pzz", "E01");
 	talk(c, "p0,", "E01");
@@ -1235,7 +1240,9 @@ static void test_target_xml(void **state)
 		"rip",	    "eflags",  "cs",	  "ss",	   "ds",    "es",    "fs",    "gs",
 		"st0",	    "st1",     "st2",	  "st3",   "st4",   "st5",   "st6",   "st7",
 		"fctrl",    "fstat",   "ftag",	  "fiseg", "fioff", "foseg", "fooff", "fop",
-		"orig_rax", "fs_base", "gs_base",
+		"orig_rax", "fs_base", "gs_base", "xmm0",  "xmm1",  "xmm2",  "xmm3",  "xmm4",
+		"xmm5",	    "xmm6",    "xmm7",	  "xmm8",  "xmm9",  "xmm10", "xmm11", "xmm12",
+		"xmm13",    "xmm14",   "xmm15",	  "mxcsr",
 	};
 	struct ctx *c = *state;
 	struct hm_buf reply, xml;
@@ -1263,6 +1270,9 @@ static void test_target_xml(void **state)
 	assert_non_null(strstr(p, "<feature name=\"org.gnu.gdb.i386.core\">"));
 	assert_non_null(strstr(p, "<feature name=\"org.gnu.gdb.i386.linux\">"));
 	assert_non_null(strstr(p, "<feature name=\"org.gnu.gdb.i386.segments\">"));
+	assert_non_null(strstr(p, "<feature name=\"org.gnu.gdb.i386.sse\">"));
+	assert_non_null(strstr(p, "<union id=\"vec128\">"));
+	assert_non_null(strstr(p, "<flags id=\"i386_mxcsr\" size=\"4\">"));
 	assert_non_null(strstr(p, "<flags id=\"i386_eflags\" size=\"4\">"));
 	assert_int_equal(strncmp(p + strlen(p) - 10, "</target>\n", 10), 0);
 	while ((p = strstr(p, "<reg name=\""))) {
@@ -1280,7 +1290,7 @@ static void test_target_xml(void **state)
 		n++;
 		p++;
 	}
-	assert_int_equal(n, 43);
+	assert_int_equal(n, 60);
 	assert_int_equal(bytes, RSP_REGS_SIZE);
 	/* Past the end, other annexes, malformed. */
 	snprintf(pkt, sizeof(pkt), "qXfer:features:read:target.xml:%zx,100", xml.len);
