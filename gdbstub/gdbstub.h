@@ -131,10 +131,11 @@ enum rsp_regno {
 	RSP_REG_GS_BASE,
 	RSP_REG_XMM0,
 	RSP_REG_MXCSR = RSP_REG_XMM0 + 16,
-	RSP_NUM_REGS,
+	RSP_REG_YMM0H, /* the upper halves of ymm0-15 (AVX) */
+	RSP_NUM_REGS = RSP_REG_YMM0H + 16,
 };
 
-#define RSP_REGS_SIZE 560
+#define RSP_REGS_SIZE 816
 
 /* Where register REGNO lies in the 'g' block: 0, or -EINVAL for no such
  * register. */

@@ -10,8 +10,9 @@
  * leaves out the whole Linux ABI), org.gnu.gdb.i386.segments has fs_base
  * and gs_base (thread-local storage) and org.gnu.gdb.i386.sse has xmm0-15
  * and mxcsr (the types as gdb's own features/i386/64bit-sse.xml has
- * them). Explicit regnums pin the numbers gdb uses in 'p'; the sse ones
- * come last, so the older ones keep theirs.
+ * them) and org.gnu.gdb.i386.avx the upper halves of ymm0-15, of which gdb
+ * makes $ymm0-15. Explicit regnums pin the numbers gdb uses in 'p'; the
+ * sse and avx ones come last, so the older ones keep theirs.
  */
 #include "config.h"
 
@@ -32,36 +33,44 @@ struct feature {
 };
 
 static const struct reg regs[RSP_NUM_REGS] = {
-	{ "rax", 64, "int64", NULL },	  { "rbx", 64, "int64", NULL },
-	{ "rcx", 64, "int64", NULL },	  { "rdx", 64, "int64", NULL },
-	{ "rsi", 64, "int64", NULL },	  { "rdi", 64, "int64", NULL },
-	{ "rbp", 64, "data_ptr", NULL },  { "rsp", 64, "data_ptr", NULL },
-	{ "r8", 64, "int64", NULL },	  { "r9", 64, "int64", NULL },
-	{ "r10", 64, "int64", NULL },	  { "r11", 64, "int64", NULL },
-	{ "r12", 64, "int64", NULL },	  { "r13", 64, "int64", NULL },
-	{ "r14", 64, "int64", NULL },	  { "r15", 64, "int64", NULL },
-	{ "rip", 64, "code_ptr", NULL },  { "eflags", 32, "i386_eflags", NULL },
-	{ "cs", 32, "int32", NULL },	  { "ss", 32, "int32", NULL },
-	{ "ds", 32, "int32", NULL },	  { "es", 32, "int32", NULL },
-	{ "fs", 32, "int32", NULL },	  { "gs", 32, "int32", NULL },
-	{ "st0", 80, "i387_ext", NULL },  { "st1", 80, "i387_ext", NULL },
-	{ "st2", 80, "i387_ext", NULL },  { "st3", 80, "i387_ext", NULL },
-	{ "st4", 80, "i387_ext", NULL },  { "st5", 80, "i387_ext", NULL },
-	{ "st6", 80, "i387_ext", NULL },  { "st7", 80, "i387_ext", NULL },
-	{ "fctrl", 32, "int", "float" },  { "fstat", 32, "int", "float" },
-	{ "ftag", 32, "int", "float" },	  { "fiseg", 32, "int", "float" },
-	{ "fioff", 32, "int", "float" },  { "foseg", 32, "int", "float" },
-	{ "fooff", 32, "int", "float" },  { "fop", 32, "int", "float" },
-	{ "orig_rax", 64, "int", NULL },  { "fs_base", 64, "int", NULL },
-	{ "gs_base", 64, "int", NULL },	  { "xmm0", 128, "vec128", NULL },
-	{ "xmm1", 128, "vec128", NULL },  { "xmm2", 128, "vec128", NULL },
-	{ "xmm3", 128, "vec128", NULL },  { "xmm4", 128, "vec128", NULL },
-	{ "xmm5", 128, "vec128", NULL },  { "xmm6", 128, "vec128", NULL },
-	{ "xmm7", 128, "vec128", NULL },  { "xmm8", 128, "vec128", NULL },
-	{ "xmm9", 128, "vec128", NULL },  { "xmm10", 128, "vec128", NULL },
-	{ "xmm11", 128, "vec128", NULL }, { "xmm12", 128, "vec128", NULL },
-	{ "xmm13", 128, "vec128", NULL }, { "xmm14", 128, "vec128", NULL },
-	{ "xmm15", 128, "vec128", NULL }, { "mxcsr", 32, "i386_mxcsr", "vector" },
+	{ "rax", 64, "int64", NULL },	    { "rbx", 64, "int64", NULL },
+	{ "rcx", 64, "int64", NULL },	    { "rdx", 64, "int64", NULL },
+	{ "rsi", 64, "int64", NULL },	    { "rdi", 64, "int64", NULL },
+	{ "rbp", 64, "data_ptr", NULL },    { "rsp", 64, "data_ptr", NULL },
+	{ "r8", 64, "int64", NULL },	    { "r9", 64, "int64", NULL },
+	{ "r10", 64, "int64", NULL },	    { "r11", 64, "int64", NULL },
+	{ "r12", 64, "int64", NULL },	    { "r13", 64, "int64", NULL },
+	{ "r14", 64, "int64", NULL },	    { "r15", 64, "int64", NULL },
+	{ "rip", 64, "code_ptr", NULL },    { "eflags", 32, "i386_eflags", NULL },
+	{ "cs", 32, "int32", NULL },	    { "ss", 32, "int32", NULL },
+	{ "ds", 32, "int32", NULL },	    { "es", 32, "int32", NULL },
+	{ "fs", 32, "int32", NULL },	    { "gs", 32, "int32", NULL },
+	{ "st0", 80, "i387_ext", NULL },    { "st1", 80, "i387_ext", NULL },
+	{ "st2", 80, "i387_ext", NULL },    { "st3", 80, "i387_ext", NULL },
+	{ "st4", 80, "i387_ext", NULL },    { "st5", 80, "i387_ext", NULL },
+	{ "st6", 80, "i387_ext", NULL },    { "st7", 80, "i387_ext", NULL },
+	{ "fctrl", 32, "int", "float" },    { "fstat", 32, "int", "float" },
+	{ "ftag", 32, "int", "float" },	    { "fiseg", 32, "int", "float" },
+	{ "fioff", 32, "int", "float" },    { "foseg", 32, "int", "float" },
+	{ "fooff", 32, "int", "float" },    { "fop", 32, "int", "float" },
+	{ "orig_rax", 64, "int", NULL },    { "fs_base", 64, "int", NULL },
+	{ "gs_base", 64, "int", NULL },	    { "xmm0", 128, "vec128", NULL },
+	{ "xmm1", 128, "vec128", NULL },    { "xmm2", 128, "vec128", NULL },
+	{ "xmm3", 128, "vec128", NULL },    { "xmm4", 128, "vec128", NULL },
+	{ "xmm5", 128, "vec128", NULL },    { "xmm6", 128, "vec128", NULL },
+	{ "xmm7", 128, "vec128", NULL },    { "xmm8", 128, "vec128", NULL },
+	{ "xmm9", 128, "vec128", NULL },    { "xmm10", 128, "vec128", NULL },
+	{ "xmm11", 128, "vec128", NULL },   { "xmm12", 128, "vec128", NULL },
+	{ "xmm13", 128, "vec128", NULL },   { "xmm14", 128, "vec128", NULL },
+	{ "xmm15", 128, "vec128", NULL },   { "mxcsr", 32, "i386_mxcsr", "vector" },
+	{ "ymm0h", 128, "uint128", NULL },  { "ymm1h", 128, "uint128", NULL },
+	{ "ymm2h", 128, "uint128", NULL },  { "ymm3h", 128, "uint128", NULL },
+	{ "ymm4h", 128, "uint128", NULL },  { "ymm5h", 128, "uint128", NULL },
+	{ "ymm6h", 128, "uint128", NULL },  { "ymm7h", 128, "uint128", NULL },
+	{ "ymm8h", 128, "uint128", NULL },  { "ymm9h", 128, "uint128", NULL },
+	{ "ymm10h", 128, "uint128", NULL }, { "ymm11h", 128, "uint128", NULL },
+	{ "ymm12h", 128, "uint128", NULL }, { "ymm13h", 128, "uint128", NULL },
+	{ "ymm14h", 128, "uint128", NULL }, { "ymm15h", 128, "uint128", NULL },
 };
 
 static const struct feature features[] = {
@@ -69,6 +78,7 @@ static const struct feature features[] = {
 	{ "org.gnu.gdb.i386.linux", RSP_REG_ORIG_RAX, 1 },
 	{ "org.gnu.gdb.i386.segments", RSP_REG_FS_BASE, 2 },
 	{ "org.gnu.gdb.i386.sse", RSP_REG_XMM0, 17 },
+	{ "org.gnu.gdb.i386.avx", RSP_REG_YMM0H, 16 },
 };
 
 /* The sse feature's types: an xmm register's views, mxcsr's bits. */

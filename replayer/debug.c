@@ -84,6 +84,27 @@ static uint16_t full_tag(const struct user_fpregs_struct *fp)
 	return tag;
 }
 
+/* The upper halves of task H's ymm registers into BUF: the xsave area's
+ * AVX component (its bit in XSTATE_BV at 512, its place at 576 in the
+ * standard layout ptrace uses); zeros where it is in its initial state or
+ * the host has no AVX. */
+static void read_avx(pid_t h, uint8_t *buf)
+{
+	static uint8_t xs[4096];
+	size_t len, off, size;
+	uint64_t bv;
+
+	if (tracer_get_xstate(h, xs, sizeof(xs), &len) < 0 || len < 576 + 256)
+		return;
+	memcpy(&bv, xs + 512, sizeof(bv));
+	if (!(bv & 4))
+		return;
+	for (int i = 0; i < 16; i++) {
+		if (rsp_reg_offset(RSP_REG_YMM0H + i, &off, &size) == 0 && size == 16)
+			memcpy(buf + off, xs + 576 + 16 * i, 16);
+	}
+}
+
 /* The x87 and SSE registers of task H into V (those of 8 bytes or fewer)
  * and BUF (st0-7, xmm0-15), as gdb's amd64 fxsave layout has them. */
 static int read_fp(pid_t h, uint64_t *v, uint8_t *buf)
@@ -111,6 +132,7 @@ static int read_fp(pid_t h, uint64_t *v, uint8_t *buf)
 	memcpy(&w, raw + 16, 4), v[RSP_REG_FOOFF] = w;
 	memcpy(&w, raw + 20, 4), v[RSP_REG_FOSEG] = w;
 	v[RSP_REG_MXCSR] = fp.mxcsr;
+	read_avx(h, buf);
 	return 0;
 }
 

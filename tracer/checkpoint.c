@@ -456,8 +456,7 @@ static struct user_regs_struct made_again(const struct user_regs_struct *at)
 /* The state of thread X (x->tid) that a new thread needs, or -EAGAIN. */
 static int snap_thread(struct tracer_thread *x)
 {
-	struct iovec iov = { x->xstate, sizeof(x->xstate) };
-	int at;
+	int at, err;
 
 	if (tracer_get_regs(x->tid, &x->regs) < 0)
 		return -ESRCH;
@@ -467,9 +466,9 @@ static int snap_thread(struct tracer_thread *x)
 	x->retrap = at == 1;
 	if (at == 4)
 		x->regs = made_again(&x->regs);
-	if (ptrace(PTRACE_GETREGSET, x->tid, NT_X86_XSTATE, &iov) < 0)
-		return -errno;
-	x->xlen = iov.iov_len;
+	err = tracer_get_xstate(x->tid, x->xstate, sizeof(x->xstate), &x->xlen);
+	if (err)
+		return err;
 	if (ptrace(PTRACE_GETSIGMASK, x->tid, sizeof(x->sigmask), &x->sigmask) < 0)
 		return -errno;
 	if (syscall(SYS_get_robust_list, x->tid, &x->robust, &x->robust_len) < 0)

@@ -244,6 +244,9 @@ try:
     xmm1 = float(gdb.parse_and_eval("$xmm1.v2_double[0]"))
     st0 = float(gdb.parse_and_eval("$st0"))
     check(xmm1 == 2.5 and st0 == 1.0, "xmm1 %r, st0 %r: not 2.5 and 1" % (xmm1, st0))
+    if int(gdb.parse_and_eval("have_avx")):
+        ymm1 = [float(gdb.parse_and_eval("$ymm1.v4_double[%d]" % i)) for i in range(4)]
+        check(ymm1 == [2.5, 0.0, 4.0, 0.0], "ymm1 %r, not 2.5, 0, 4, 0" % ymm1)
     ftag = int(gdb.parse_and_eval("$ftag"))
     top = (int(gdb.parse_and_eval("$fstat")) >> 11) & 7
     check((ftag >> (2 * top)) & 3 == 0 and ftag | (3 << (2 * top)) == 0xffff,

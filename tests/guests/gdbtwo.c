@@ -24,6 +24,8 @@ __asm__(".text\n"
 	".size count_down, .-count_down\n");
 
 int counter;
+/* Whether the CPU has AVX: then main puts 4.0 in ymm1's upper half too. */
+int have_avx;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void bump(int by)
@@ -48,6 +50,12 @@ int main(void)
 {
 	pthread_t a, b;
 
+	have_avx = __builtin_cpu_supports("avx");
+	if (have_avx)
+		__asm__ volatile("vmovq %0, %%xmm2\n\tvinsertf128 $1, %%xmm2, %%ymm1, %%ymm1"
+				 :
+				 : "r"(0x4010000000000000ull)
+				 : "xmm1", "xmm2");
 	/* (below the red zone, with ecx = 3, 2.5 in xmm1 and 1 on the x87
 	 * stack, which the test reads at count_down) */
 	__asm__ volatile("sub $128, %%rsp\n\tmovq %0, %%xmm1\n\tfld1\n\tmov $3, %%ecx\n\t"

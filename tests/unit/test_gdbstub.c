@@ -337,15 +337,16 @@ static void test_reg_offsets(void **state)
 		int regno;
 		size_t off, size;
 	} want[] = {
-		{ RSP_REG_RAX, 0, 8 },	      { RSP_REG_RSP, 56, 8 },
-		{ RSP_REG_R15, 120, 8 },      { RSP_REG_RIP, 128, 8 },
-		{ RSP_REG_EFLAGS, 136, 4 },   { RSP_REG_CS, 140, 4 },
-		{ RSP_REG_GS, 160, 4 },	      { RSP_REG_ST0, 164, 10 },
-		{ RSP_REG_ST0 + 7, 234, 10 }, { RSP_REG_FCTRL, 244, 4 },
-		{ RSP_REG_FOP, 272, 4 },      { RSP_REG_ORIG_RAX, 276, 8 },
-		{ RSP_REG_FS_BASE, 284, 8 },  { RSP_REG_GS_BASE, 292, 8 },
-		{ RSP_REG_XMM0, 300, 16 },    { RSP_REG_XMM0 + 15, 540, 16 },
-		{ RSP_REG_MXCSR, 556, 4 },
+		{ RSP_REG_RAX, 0, 8 },		 { RSP_REG_RSP, 56, 8 },
+		{ RSP_REG_R15, 120, 8 },	 { RSP_REG_RIP, 128, 8 },
+		{ RSP_REG_EFLAGS, 136, 4 },	 { RSP_REG_CS, 140, 4 },
+		{ RSP_REG_GS, 160, 4 },		 { RSP_REG_ST0, 164, 10 },
+		{ RSP_REG_ST0 + 7, 234, 10 },	 { RSP_REG_FCTRL, 244, 4 },
+		{ RSP_REG_FOP, 272, 4 },	 { RSP_REG_ORIG_RAX, 276, 8 },
+		{ RSP_REG_FS_BASE, 284, 8 },	 { RSP_REG_GS_BASE, 292, 8 },
+		{ RSP_REG_XMM0, 300, 16 },	 { RSP_REG_XMM0 + 15, 540, 16 },
+		{ RSP_REG_MXCSR, 556, 4 },	 { RSP_REG_YMM0H, 560, 16 },
+		{ RSP_REG_YMM0H + 15, 800, 16 },
 	};
 	size_t off, size;
 
@@ -354,13 +355,13 @@ static void test_reg_offsets(void **state)
 	assert_int_equal(RSP_REG_ST0, 24);
 	assert_int_equal(RSP_REG_ORIG_RAX, 40);
 	assert_int_equal(RSP_REG_XMM0, 43);
-	assert_int_equal(RSP_NUM_REGS, 60);
+	assert_int_equal(RSP_NUM_REGS, 76);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		assert_int_equal(rsp_reg_offset(want[i].regno, &off, &size), 0);
 		assert_int_equal(off, want[i].off);
 		assert_int_equal(size, want[i].size);
 	}
-	assert_int_equal(556 + 4, RSP_REGS_SIZE);
+	assert_int_equal(800 + 16, RSP_REGS_SIZE);
 	assert_int_equal(rsp_reg_offset(RSP_NUM_REGS, &off, &size), -EINVAL);
 	assert_int_equal(rsp_reg_offset(-1, &off, &size), -EINVAL);
 }
@@ -969,7 +970,8 @@ static void test_registers(void **state)
 	talk(c, "p2a", "2425262728292a2b");		    /* gs_base at 292 */
 	talk(c, "p2b", "2c2d2e2f303132333435363738393a3b"); /* xmm0 at 300 */
 	talk(c, "p3b", "2c2d2e2f");			    /* mxcsr at 556 */
-	talk(c, "p3c", "E01");
+	talk(c, "p4b", "202122232425262728292a2b2c2d2e2f"); /* ymm15h at 800 */
+	talk(c, "p4c", "E01");
 	talk(c, "p", "E01");
 	talk(c, "pzz", "E01");
 	talk(c, "p0,", "E01");
@@ -1235,14 +1237,16 @@ static void test_stop_replies(void **state)
 static void test_target_xml(void **state)
 {
 	static const char *const names[] = {
-		"rax",	    "rbx",     "rcx",	  "rdx",   "rsi",   "rdi",   "rbp",   "rsp",
-		"r8",	    "r9",      "r10",	  "r11",   "r12",   "r13",   "r14",   "r15",
-		"rip",	    "eflags",  "cs",	  "ss",	   "ds",    "es",    "fs",    "gs",
-		"st0",	    "st1",     "st2",	  "st3",   "st4",   "st5",   "st6",   "st7",
-		"fctrl",    "fstat",   "ftag",	  "fiseg", "fioff", "foseg", "fooff", "fop",
-		"orig_rax", "fs_base", "gs_base", "xmm0",  "xmm1",  "xmm2",  "xmm3",  "xmm4",
-		"xmm5",	    "xmm6",    "xmm7",	  "xmm8",  "xmm9",  "xmm10", "xmm11", "xmm12",
-		"xmm13",    "xmm14",   "xmm15",	  "mxcsr",
+		"rax",	    "rbx",     "rcx",	  "rdx",    "rsi",   "rdi",   "rbp",	"rsp",
+		"r8",	    "r9",      "r10",	  "r11",    "r12",   "r13",   "r14",	"r15",
+		"rip",	    "eflags",  "cs",	  "ss",	    "ds",    "es",    "fs",	"gs",
+		"st0",	    "st1",     "st2",	  "st3",    "st4",   "st5",   "st6",	"st7",
+		"fctrl",    "fstat",   "ftag",	  "fiseg",  "fioff", "foseg", "fooff",	"fop",
+		"orig_rax", "fs_base", "gs_base", "xmm0",   "xmm1",  "xmm2",  "xmm3",	"xmm4",
+		"xmm5",	    "xmm6",    "xmm7",	  "xmm8",   "xmm9",  "xmm10", "xmm11",	"xmm12",
+		"xmm13",    "xmm14",   "xmm15",	  "mxcsr",  "ymm0h", "ymm1h", "ymm2h",	"ymm3h",
+		"ymm4h",    "ymm5h",   "ymm6h",	  "ymm7h",  "ymm8h", "ymm9h", "ymm10h", "ymm11h",
+		"ymm12h",   "ymm13h",  "ymm14h",  "ymm15h",
 	};
 	struct ctx *c = *state;
 	struct hm_buf reply, xml;
@@ -1272,6 +1276,7 @@ static void test_target_xml(void **state)
 	assert_non_null(strstr(p, "<feature name=\"org.gnu.gdb.i386.segments\">"));
 	assert_non_null(strstr(p, "<feature name=\"org.gnu.gdb.i386.sse\">"));
 	assert_non_null(strstr(p, "<union id=\"vec128\">"));
+	assert_non_null(strstr(p, "<feature name=\"org.gnu.gdb.i386.avx\">"));
 	assert_non_null(strstr(p, "<flags id=\"i386_mxcsr\" size=\"4\">"));
 	assert_non_null(strstr(p, "<flags id=\"i386_eflags\" size=\"4\">"));
 	assert_int_equal(strncmp(p + strlen(p) - 10, "</target>\n", 10), 0);
@@ -1290,7 +1295,7 @@ static void test_target_xml(void **state)
 		n++;
 		p++;
 	}
-	assert_int_equal(n, 60);
+	assert_int_equal(n, 76);
 	assert_int_equal(bytes, RSP_REGS_SIZE);
 	/* Past the end, other annexes, malformed. */
 	snprintf(pkt, sizeof(pkt), "qXfer:features:read:target.xml:%zx,100", xml.len);
