@@ -98,6 +98,11 @@ int dw_insn_accesses(const unsigned char *buf, size_t len, const struct user_reg
 		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
 	    ZYAN_FAILED(ZydisDecoderDecodeFull(&decoder, buf, len, &zi, ops)))
 		return -EINVAL;
+	/* No data is read: nops with a memory operand (alignment padding),
+	 * prefetches (hints). */
+	if (zi.meta.category == ZYDIS_CATEGORY_NOP || zi.meta.category == ZYDIS_CATEGORY_WIDENOP ||
+	    zi.meta.category == ZYDIS_CATEGORY_PREFETCH)
+		return 0;
 	/* A repeated string instruction with nothing left to repeat. */
 	if ((zi.attributes &
 	     (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE)) &&

@@ -70,8 +70,9 @@ struct dw_access {
  * with registers R (r->rip its address), and put the memory it reads and
  * writes in OUT, at most MAX: explicit operands, and hidden ones (the
  * stack slot of push, call, pop and ret, the strings of movs). Operands
- * with a vector index (gathers) are left out. The count, or -EINVAL when
- * BUF starts with no instruction.
+ * with a vector index (gathers), nops and prefetches are left out; bt and
+ * friends with a register bit offset are taken at their operand's address.
+ * The count, or -EINVAL when BUF starts with no instruction.
  */
 int dw_insn_accesses(const unsigned char *buf, size_t len, const struct user_regs_struct *r,
 		     struct dw_access *out, size_t max);

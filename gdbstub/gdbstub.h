@@ -90,13 +90,15 @@ size_t rsp_encode(const char *payload, size_t len, char *out, size_t size);
  *   32-39  fctrl fstat ftag fiseg fioff foseg fooff fop  4 each
  *   40     orig_rax                                    8
  *   41-42  fs_base gs_base                             8 each
+ *   43-58  xmm0..xmm15                                 16 each
+ *   59     mxcsr                                       4
+ *   60-75  ymm0h..ymm15h (the upper halves of ymm0-15) 16 each
  *
- * 300 bytes (RSP_REGS_SIZE). The x87 registers are there because gdb's
- * amd64 architecture rejects an org.gnu.gdb.i386.core feature without
- * them (i386_validate_tdesc_p() in gdb/i386-tdep.c wants all of
- * num_core_regs, the 24 general ones and the 16 of the i387). ftag is
- * the full 16-bit tag word (0xffff: all empty), not fxsave's abridged
- * byte. No SSE feature is described: gdb then knows no xmm registers.
+ * 816 bytes (RSP_REGS_SIZE). gdb's amd64 architecture rejects an
+ * org.gnu.gdb.i386.core feature without the x87 registers
+ * (i386_validate_tdesc_p() in gdb/i386-tdep.c wants all of num_core_regs,
+ * the 24 general ones and the 16 of the i387). ftag is the full 16-bit tag
+ * word (0xffff: all empty), not fxsave's abridged byte.
  */
 enum rsp_regno {
 	RSP_REG_RAX,

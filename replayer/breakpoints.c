@@ -34,6 +34,20 @@ void replay_dbg_remove_bps(struct dbg *d)
 	}
 }
 
+int replay_dbg_read_code(struct dbg *d, pid_t tid, uint64_t addr, uint8_t *buf, size_t len)
+{
+	int err = tracer_read_mem(tid, addr, buf, len);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < d->nbps; i++) {
+		if (d->bps[i].inserted && d->bps[i].addr >= addr && d->bps[i].addr - addr < len)
+			buf[d->bps[i].addr - addr] = d->bps[i].orig;
+	}
+	tracer_sites_hide(d->tgid, addr, buf, len);
+	return 0;
+}
+
 struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr)
 {
 	struct bp *internal = NULL;

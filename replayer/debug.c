@@ -124,13 +124,19 @@ static int read_fp(pid_t h, uint64_t *v, uint8_t *buf)
 		if (rsp_reg_offset(RSP_REG_XMM0 + i, &off, &size) == 0 && size == 16)
 			memcpy(buf + off, (const uint8_t *)fp.xmm_space + 16 * i, 16);
 	}
-	v[RSP_REG_FCTRL] = fp.cwd, v[RSP_REG_FSTAT] = fp.swd, v[RSP_REG_FTAG] = full_tag(&fp);
+	v[RSP_REG_FCTRL] = fp.cwd;
+	v[RSP_REG_FSTAT] = fp.swd;
+	v[RSP_REG_FTAG] = full_tag(&fp);
 	v[RSP_REG_FOP] = fp.fop & 0x7ff;
-	/* the 64-bit fxsave: the instruction pointer at 8, the operand's at 16 */
-	memcpy(&w, raw + 8, 4), v[RSP_REG_FIOFF] = w;
-	memcpy(&w, raw + 12, 4), v[RSP_REG_FISEG] = w;
-	memcpy(&w, raw + 16, 4), v[RSP_REG_FOOFF] = w;
-	memcpy(&w, raw + 20, 4), v[RSP_REG_FOSEG] = w;
+	/* the 64-bit fxsave: the instruction pointer at 8, the operand's at
+	 * 16, each as offset and segment (its high half) */
+	for (int i = 0; i < 4; i++) {
+		static const int reg[] = { RSP_REG_FIOFF, RSP_REG_FISEG, RSP_REG_FOOFF,
+					   RSP_REG_FOSEG };
+
+		memcpy(&w, raw + 8 + 4 * i, 4);
+		v[reg[i]] = w;
+	}
 	v[RSP_REG_MXCSR] = fp.mxcsr;
 	read_avx(h, buf);
 	return 0;
@@ -159,7 +165,9 @@ static int op_read_regs(void *t, int tid, uint8_t *buf, size_t *len)
 	v[RSP_REG_GS_BASE] = r.gs_base;
 	memset(buf, 0, RSP_REGS_SIZE);
 	if (read_fp(h, v, buf) < 0) {
-		v[RSP_REG_FCTRL] = 0x37f, v[RSP_REG_FTAG] = 0xffff; /* as after finit */
+		/* as after finit */
+		v[RSP_REG_FCTRL] = 0x37f;
+		v[RSP_REG_FTAG] = 0xffff;
 	}
 	for (int i = 0; i < RSP_NUM_REGS; i++) {
 		if (rsp_reg_offset(i, &off, &size) == 0 && size <= 8)
@@ -173,14 +181,9 @@ static int op_read_mem(void *t, uint64_t addr, uint8_t *buf, size_t len)
 {
 	struct dbg *d = t;
 
-	if (!d->tgid || tracer_read_mem(d->tgid, addr, buf, len) < 0)
-		return -EFAULT;
 	/* gdb sees its program, not our int3s. */
-	for (size_t i = 0; i < d->nbps; i++) {
-		if (d->bps[i].inserted && d->bps[i].addr >= addr && d->bps[i].addr < addr + len)
-			buf[d->bps[i].addr - addr] = d->bps[i].orig;
-	}
-	tracer_sites_hide(d->tgid, addr, buf, len);
+	if (!d->tgid || replay_dbg_read_code(d, d->tgid, addr, buf, len) < 0)
+		return -EFAULT;
 	return 0;
 }
 
@@ -615,11 +618,13 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				break;
 			if (d.how == RSP_RESUME_REVERSE_CONT || d.how == RSP_RESUME_REVERSE_STEP) {
 				/* Back from after the end: to its last stop. */
-				struct pos end = { AT_EXIT, 0, 0, 0, 0, 0, 0 };
+				struct pos end = { AT_EXIT, d.frames, 0, 0, 0, 0, 0 };
 
 				replay_dbg_purge_bps(&d);
 				if (d.how == RSP_RESUME_REVERSE_STEP)
 					replay_dbg_seek(&d, TO_POS, &end);
+				else if (replay_dbg_reading(&d))
+					replay_dbg_search_reads(&d, &end, 0);
 				else if (!replay_dbg_reverse_by_hits(&d))
 					replay_dbg_seek(&d, SCAN, &end);
 			} else {

@@ -144,6 +144,7 @@ struct dbg {
 	struct pos last_hit; /* SCAN: the last hit before the target */
 	int have_hit;
 	uint64_t pred_pc;   /* PRED: the call (or jmp) right before the trap */
+	uint64_t pred_slot; /* PRED: where its pointer to the trap is (0: direct) */
 	struct pos pred;    /* PRED: its last pass so far */
 	uint64_t pred_next; /* PRED: the trap's nth, if the pass after it is the trap */
 	uint64_t counted;   /* COUNT: steps so far */
@@ -211,6 +212,9 @@ int replay_dbg_interrupted(struct dbg *d);
 
 void replay_dbg_insert_bps(struct dbg *d);
 void replay_dbg_remove_bps(struct dbg *d);
+/* LEN bytes of code at ADDR in task TID, as the program has them (not our
+ * int3s, nor the preemption sites'): 0 or -errno. */
+int replay_dbg_read_code(struct dbg *d, pid_t tid, uint64_t addr, uint8_t *buf, size_t len);
 /* The breakpoint at ADDR, also one gdb took out (NULL: none). */
 struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr);
 /* The breakpoint at ADDR that is set (NULL: none). */

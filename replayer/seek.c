@@ -126,6 +126,18 @@ static int same_anchor(const struct pos *a, const struct pos *b)
 		(a->index == b->index && a->pc == b->pc && a->nth == b->nth));
 }
 
+/* Whether the replay is at the anchor of the seek's target now. A call's
+ * input frames (capture.c) are events with no stop of their own, and no
+ * guest instruction runs between them and the call's event: the stop after
+ * that is their anchor (`monitor goto` to one, a search that starts
+ * there). */
+static int reached(const struct dbg *d)
+{
+	return same_anchor(&d->cur, &d->target) ||
+	       (d->target.anchor == AT_EVENT && d->cur.anchor == AT_EVENT &&
+		d->cur.frames > d->target.frames);
+}
+
 /*
  * reverse-continue: when this replay passed every hit of every breakpoint
  * set now, go straight to the last one before the current position (or to
@@ -158,16 +170,17 @@ int replay_dbg_reverse_by_hits(struct dbg *d)
 }
 
 /* The stopped task at the trap `cur` (steps 0) came there by a call (or the
- * jump of a PLT entry a call went to) that certainly targets its pc: the
- * return address on its stack follows a call to pc, or to a jmp through a
- * pointer that holds pc. Then *BEFORE is that instruction's address: the
- * one the task ran last. */
-static int came_by_call(struct dbg *d, uint64_t *before)
+ * jump of a PLT entry a call went to) that targets its pc: the return
+ * address on its stack follows a call to pc, or to a jmp through a pointer
+ * that holds pc now. Then *BEFORE is that instruction's address: the one
+ * the task ran last, if the pointer (at *SLOT; 0 for a direct call) held
+ * pc then too (PRED checks: lazy binding sends a first call elsewhere). */
+static int came_by_call(struct dbg *d, uint64_t *before, uint64_t *slot)
 {
 	struct user_regs_struct r;
 	struct dw_branch b;
 	uint8_t insn[16];
-	uint64_t ret, to;
+	uint64_t ret, to, ptr;
 	pid_t tid = 0;
 
 	for (size_t i = 0; d->stop && i < d->stop->nthreads; i++) {
@@ -178,28 +191,32 @@ static int came_by_call(struct dbg *d, uint64_t *before)
 	    tracer_read_mem(tid, r.rsp, &ret, sizeof(ret)) < 0)
 		return 0;
 	for (unsigned len = 5; len <= 6; len++) {
-		if (tracer_read_mem(tid, ret - len, insn, len) < 0 ||
-		    dw_branch(insn, len, ret - len, &b) < 0 || !b.call || b.length != len ||
-		    (b.through && tracer_read_mem(tid, b.target, &b.target, sizeof(b.target)) < 0))
+		*slot = 0;
+		if (replay_dbg_read_code(d, tid, ret - len, insn, len) < 0 ||
+		    dw_branch(insn, len, ret - len, &b) < 0 || !b.call || b.length != len)
 			continue;
-		if (b.target == r.rip) {
+		to = b.target;
+		if (b.through) {
+			if (tracer_read_mem(tid, b.target, &to, sizeof(to)) < 0)
+				continue;
+			*slot = b.target;
+		}
+		if (to == r.rip) {
 			*before = ret - len;
 			return 1;
 		}
 		/* a PLT entry: [endbr64;] [bnd] jmp *GOT(%rip) */
-		to = b.target;
-		if (tracer_read_mem(tid, to, insn, sizeof(insn)) < 0)
+		if (replay_dbg_read_code(d, tid, to, insn, 4) < 0)
 			continue;
 		if (memcmp(insn, "\xf3\x0f\x1e\xfa", 4) == 0)
 			to += 4;
-		if (tracer_read_mem(tid, to, insn, sizeof(insn)) < 0 ||
+		if (replay_dbg_read_code(d, tid, to, insn, sizeof(insn)) < 0 ||
 		    dw_branch(insn, sizeof(insn), to, &b) < 0 || b.call || !b.through ||
-		    tracer_read_mem(tid, b.target, &b.target, sizeof(b.target)) < 0)
+		    tracer_read_mem(tid, b.target, &ptr, sizeof(ptr)) < 0 || ptr != r.rip)
 			continue;
-		if (b.target == r.rip) {
-			*before = to;
-			return 1;
-		}
+		*before = to;
+		*slot = b.target;
+		return 1;
 	}
 	return 0;
 }
@@ -241,14 +258,15 @@ void replay_dbg_plan_reverse(struct dbg *d)
 		struct pos from = {
 			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0, 0
 		};
-		uint64_t before;
+		uint64_t before, slot;
 
-		if (came_by_call(d, &before)) {
+		if (came_by_call(d, &before, &slot)) {
 			/* The last pass of that call before the trap, found by
 			 * breakpoints on both: no steps. */
 			replay_dbg_seek(d, PRED, &from);
 			d->last_hit = d->cur;
 			d->pred_pc = before;
+			d->pred_slot = slot;
 			/* (gdb took its own out to step off it) */
 			replay_dbg_seek_bp(d, before);
 			replay_dbg_seek_bp(d, d->cur.pc);
@@ -345,6 +363,15 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 	hm_debug("debugger: stop of task %d in mode %d (anchor %d, event %" PRIu64
 		 ", steps %" PRIu64 ")",
 		 st->index, d->mode, d->cur.anchor, d->cur.frames, d->cur.steps);
+	if (d->cur.anchor == AT_EXIT && d->target.anchor != AT_EXIT &&
+	    (((d->mode == TO_POS || d->mode == WFIND) && !d->anchored) || d->mode == COUNT ||
+	     d->mode == PRED)) {
+		/* A seek that never met its target: not the program's exit
+		 * for gdb, but the end of history, where it can go back. */
+		hm_warn("replay: a seek did not find its target; stopping at the end");
+		d->arrive_reason = 0;
+		return replay_dbg_live_stop(d, st);
+	}
 	if (d->mode != AT_END && replay_dbg_interrupted(d)) {
 		/* Ctrl-C while it ran (forwards, or searching backwards):
 		 * stop wherever it is, as rr does; a breakpoint or watchpoint
@@ -352,6 +379,8 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		if (d->quit)
 			return REC_DBG_KILL;
 		hm_debug("debugger: interrupted by gdb");
+		d->arrive_reason = 0; /* (a seek's, for its target) */
+		d->begin = 0;
 		if (d->mode != LIVE || d->wstep || d->reason == RSP_REASON_NONE) {
 			d->sigint = 1;
 			d->reason = RSP_REASON_NONE;
@@ -373,16 +402,18 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 	case AT_END:
 		return replay_dbg_live_stop(d, st);
 	case TO_POS:
-		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+		if (!d->anchored && reached(d)) {
 			d->anchored = 1;
 			d->steps_left = d->target.steps;
 			if (d->steps_left)
 				replay_dbg_remove_bps(d); /* steps count instructions, not traps */
 		}
-		/* After an event, the steps are the target task's, whoever runs first. */
+		/* After an event, the steps are the target task's, whoever runs
+		 * first (past its breakpoints, as a SCAN goes). */
 		if (d->anchored && d->target.anchor != AT_TRAP &&
 		    (d->target.steps || d->target.by_task) && st->index != d->target.index)
-			return REC_DBG_NEXT;
+			return replay_dbg_go_on(d, st->tid, 0) == REC_DBG_STEP ? REC_DBG_STEP_ALL
+									       : REC_DBG_NEXT;
 		if (d->anchored && d->steps_left == 0)
 			return replay_dbg_live_stop(d, st);
 		if (d->anchored) {
@@ -392,7 +423,7 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		}
 		return replay_dbg_go_on(d, st->tid, 0);
 	case SCAN:
-		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+		if (!d->anchored && reached(d)) {
 			d->anchored = 1;
 			d->steps_left = d->target.steps;
 			d->counted = 0;
@@ -430,7 +461,7 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		replay_dbg_finish_scan(d, 1);
 		return REC_DBG_KILL;
 	case WFIND:
-		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+		if (!d->anchored && reached(d)) {
 			/* This stop is the first resume of the task that runs
 			 * the interval (as TO_POS counts its steps from). */
 			d->anchored = 1;
@@ -441,15 +472,21 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 			return replay_dbg_go_on(d, st->tid, 0);
 		return replay_dbg_wfind_step(d, st);
 	case PRED:
-		if (!d->anchored && same_anchor(&d->cur, &d->target))
+		if (!d->anchored && reached(d))
 			d->anchored = 1;
 		if (d->anchored && d->cur.anchor == AT_TRAP && !d->cur.steps &&
 		    d->cur.index == d->last_hit.index) {
 			if (d->cur.pc == d->pred_pc) {
-				/* the pass at the trap's pc that follows it */
+				uint64_t to = d->last_hit.pc;
+
+				/* the pass at the trap's pc that follows it; through
+				 * a pointer, only while it holds that pc */
 				d->pred = d->cur;
 				d->pred_next = passes(d, d->cur.index, d->last_hit.pc) + 1;
-				d->have_hit = 1;
+				d->have_hit =
+					!d->pred_slot || (tracer_read_mem(st->tid, d->pred_slot,
+									  &to, sizeof(to)) == 0 &&
+							  to == d->last_hit.pc);
 			} else if (same_anchor(&d->cur, &d->last_hit)) {
 				struct pos trap = d->last_hit;
 
@@ -467,7 +504,7 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		}
 		return replay_dbg_go_on(d, st->tid, 0);
 	case COUNT:
-		if (!d->anchored && same_anchor(&d->cur, &d->target)) {
+		if (!d->anchored && reached(d)) {
 			d->anchored = 1;
 			replay_dbg_remove_bps(d);
 			/* From the pass before the hit (count_back): the passes
@@ -657,9 +694,11 @@ int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 	/* Stop at the event a seek or a count starts from. */
 	if (d->wend || (d->mode == WFIND && d->anchored))
 		return 1;
+	/* (at or past it: a call's input frames come with no event of their
+	 * own, and no instruction runs between them and the call's event) */
 	return (d->mode == TO_POS || d->mode == COUNT || d->mode == SCAN || d->mode == WFIND ||
 		d->mode == PRED) &&
-	       d->target.anchor == AT_EVENT && d->target.frames == frames;
+	       d->target.anchor == AT_EVENT && d->target.frames <= frames && !d->anchored;
 }
 
 int replay_dbg_at_exit(void *ctx, uint64_t frames)
@@ -673,10 +712,14 @@ int replay_dbg_at_exit(void *ctx, uint64_t frames)
 	case LIVE:
 		return d->how == RSP_RESUME_CONT;
 	case TO_POS:
+		return d->target.anchor == AT_EXIT || !d->anchored;
 	case SCAN:
 		return d->target.anchor == AT_EXIT;
 	case WFIND:
-		return d->anchored; /* the interval ends with the program */
+		return 1; /* the interval ends with the program, or a lost seek */
+	case COUNT:
+	case PRED:
+		return 1; /* a lost seek: its trap comes before the end */
 	default:
 		return 0;
 	}

@@ -36,8 +36,9 @@ void replay_dbg_set_watchpoints(struct dbg *d)
 		static const unsigned long rw[] = { 0, 0, 1, 3, 3 },
 					   len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
 
-		/* (no read-only condition: a read watchpoint goes by steps) */
-		if (!d->wps[i].type || d->wps[i].type == 3)
+		/* (reads go by steps: x86 has no read-only condition, and an
+		 * access trap would take a read for a write) */
+		if (d->wps[i].type != 2)
 			continue;
 		dr7 |= 1ul << (2 * i);
 		dr7 |= rw[d->wps[i].type] << (16 + 4 * i);
@@ -118,16 +119,11 @@ static int access_ahead(struct dbg *d, pid_t tid, const struct user_regs_struct 
 	int n;
 
 	/* (an instruction may end right at the end of a mapping) */
-	if (tracer_read_mem(tid, r->rip, insn, len) < 0) {
+	if (replay_dbg_read_code(d, tid, r->rip, insn, len) < 0) {
 		len = 4096 - (r->rip & 4095);
-		if (len >= sizeof(insn) || tracer_read_mem(tid, r->rip, insn, len) < 0)
+		if (len >= sizeof(insn) || replay_dbg_read_code(d, tid, r->rip, insn, len) < 0)
 			return 0;
 	}
-	for (size_t i = 0; i < d->nbps; i++) {
-		if (d->bps[i].inserted && d->bps[i].addr >= r->rip && d->bps[i].addr - r->rip < len)
-			insn[d->bps[i].addr - r->rip] = d->bps[i].orig;
-	}
-	tracer_sites_hide(d->tgid, r->rip, insn, len);
 	n = dw_insn_accesses(insn, len, r, acc, sizeof(acc) / sizeof(acc[0]));
 	for (int a = 0; a < n; a++) {
 		for (int i = 0; i < 4; i++) {
@@ -183,6 +179,7 @@ void replay_dbg_search_reads(struct dbg *d, const struct pos *bound, uint64_t ch
 	hm_debug("debugger: looking for the last read from %s%" PRIu64 " on",
 		 from.anchor == AT_START ? "the start, event " : "event ", from.frames);
 	replay_dbg_seek(d, WFIND, &from);
+	d->wfrom = from;
 	d->wbound = b;
 	d->wprev_have = 0;
 	d->wmulti = chunk + 1;
@@ -242,6 +239,13 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
 {
 	const struct pos *b = &d->wbound;
 
+	/* (an event followed by another with no stop between has no stop of
+	 * its own: the first one after it is at the bound) */
+	if (b->anchor == AT_EVENT && !b->steps && d->wfrom.anchor == AT_EVENT &&
+	    d->wfrom.frames > b->frames)
+		return 1;
+	if (d->wmulti && b->anchor != AT_EXIT && d->frames > b->frames)
+		return 1; /* past it (not met: an end, not a wrong answer) */
 	if (b->anchor != AT_TRAP)
 		return b->anchor == d->wfrom.anchor && b->frames == d->wfrom.frames &&
 		       (!b->steps || (d->wtask == b->index && d->counted == b->steps));
@@ -283,7 +287,8 @@ enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *
 	}
 	if (d->wmulti && d->frames != d->wfrom.frames) {
 		/* an event passed: positions count from it now */
-		d->wfrom = (struct pos){ AT_EVENT, d->frames, 0, 0, 0, 0, 0 };
+		d->wfrom =
+			(struct pos){ d->frames ? AT_EVENT : AT_START, d->frames, 0, 0, 0, 0, 0 };
 		d->counted = 0;
 	}
 	if (!d->counted || st->index != d->wtask) {

@@ -259,6 +259,30 @@ try:
     insn = run("x/i $pc")
     check(func() == "main" and "call" in insn and "count_down" in insn,
           "reverse-stepi from count_down's first pass: %s in %s" % (insn.strip(), func()))
+
+    # Nothing reads the global before main calls count_down: a
+    # reverse-continue with a read watchpoint searches back, stretch by
+    # stretch, to the start of history (not to the program's end).
+    run("delete")
+    run("rwatch counter")
+    run("reverse-continue")
+    check(gdb.selected_inferior().pid > 0 and when().startswith("event 0, the start"),
+          "reverse rwatch with no read before: %s" % when())
+
+    # printf's first call goes through the lazy binding resolver: from its
+    # first instruction, reverse-stepi lands on the resolver's jump, not on
+    # the PLT's (whose GOT slot held printf only later), and stepi comes
+    # back to printf.
+    run("delete")
+    run("break *printf")
+    run("continue")
+    entry = int(gdb.parse_and_eval("(long)&printf"))
+    check(pc() == entry, "break *printf stopped at %#x, not %#x" % (pc(), entry))
+    run("reverse-stepi")
+    back = run("x/i $pc").strip()
+    run("stepi")
+    check(pc() == entry, "stepi after reverse-stepi from printf's entry (from %s): %#x"
+          % (back, pc()))
     run("kill")
 except gdb.error as e:
     fail("gdb: %s" % e)

@@ -27,7 +27,7 @@ grep -qx 'counter 33' "$WORK/rec" || fail "gdbtwo printed: $(cat "$WORK/rec")"
 # $WORK/NAME.serve(.err). Fails unless the script says PASS.
 serve() {
 	name=$1 script=$2 program=$3
-	timeout -k 5 120 "$HERMIT" replay --gdbserver-only >"$WORK/$name.serve" \
+	timeout -k 5 300 "$HERMIT" replay --gdbserver-only >"$WORK/$name.serve" \
 		2>"$WORK/$name.serve.err" &
 	server=$!
 	port=
@@ -53,7 +53,7 @@ serve() {
 		HERMIT_GDB_PORT=$port timeout -k 5 120 python3 "$TESTS_SRCDIR/gdb/$script" \
 			>"$WORK/$name.out" 2>&1
 	else
-		HERMIT_GDB_PORT=$port timeout -k 5 120 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
+		HERMIT_GDB_PORT=$port timeout -k 5 300 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
 			"$program" >"$WORK/$name.out" 2>&1
 	fi
 	st=$?

@@ -419,6 +419,10 @@ static void test_insn_accesses(void **state)
 	/* movsb; rep movsb; lea rax, [rax+rbx*4] */
 	static const unsigned char movsb[] = { 0xa4 }, rep_movsb[] = { 0xf3, 0xa4 };
 	static const unsigned char lea[] = { 0x48, 0x8d, 0x04, 0x98 };
+	/* nopl (%rax); nopw 0(%rax,%rax,1); prefetcht0 (%rax) */
+	static const unsigned char nopl[] = { 0x0f, 0x1f, 0x00 },
+				   nopw[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+				   prefetch[] = { 0x0f, 0x18, 0x08 };
 	/* mov [eax], ecx (32-bit address) */
 	static const unsigned char addr32[] = { 0x67, 0x89, 0x08 };
 	struct user_regs_struct r;
@@ -448,8 +452,12 @@ static void test_insn_accesses(void **state)
 	assert_int_equal(accesses(rep_movsb, sizeof(rep_movsb), &r, a), 2);
 	r.rcx = 0;
 	assert_int_equal(accesses(rep_movsb, sizeof(rep_movsb), &r, a), 0);
-	/* lea computes an address and touches nothing */
+	/* lea computes an address and touches nothing; nor do nops with a
+	 * memory operand (padding) and prefetches */
 	assert_int_equal(accesses(lea, sizeof(lea), &r, a), 0);
+	assert_int_equal(accesses(nopl, sizeof(nopl), &r, a), 0);
+	assert_int_equal(accesses(nopw, sizeof(nopw), &r, a), 0);
+	assert_int_equal(accesses(prefetch, sizeof(prefetch), &r, a), 0);
 	r.rax = 0xffffffff00001000;
 	assert_int_equal(accesses(addr32, sizeof(addr32), &r, a), 1);
 	expect_access(&a[0], 0x1000, 4, 0, 1);
