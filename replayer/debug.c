@@ -518,6 +518,12 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 		replay_dbg_plan_reverse(d);
 		return REC_DBG_KILL;
 	case RSP_RESUME_STEP:
+		/* A step over an access to a watched location reports it, as
+		 * a debug register's trap would. */
+		if (replay_dbg_watching(d)) {
+			replay_dbg_watch_snapshot(d);
+			replay_dbg_watch_ahead(d, tid, NULL);
+		}
 		return replay_dbg_go_on(d, tid, 1);
 	case RSP_RESUME_CONT:
 		break;

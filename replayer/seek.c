@@ -653,6 +653,9 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		by_task(d, index);
 		d->cur.steps++;
 		moved(d);
+		if (d->mode == LIVE && d->how == RSP_RESUME_STEP && replay_dbg_watching(d) &&
+		    !replay_dbg_watch_changed(d))
+			replay_dbg_watch_passed(d, tid); /* (either sets the stop's reason) */
 		if (replay_dbg_bp_at(d, r.rip)) {
 			/* as a continue would have hit it, and named it */
 			struct pos here = d->cur;

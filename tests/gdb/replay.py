@@ -223,6 +223,10 @@ try:
     run("reverse-continue")
     check(stops and gdb.BP_ACCESS_WATCHPOINT in stops[-1] and pc() < read_pc,
           "reverse awatch to the read: stop %r at %#x" % (stops[-1:], pc()))
+    # a stepi over the read reports it too
+    run("stepi")
+    check(stops and gdb.BP_ACCESS_WATCHPOINT in stops[-1] and pc() == read_pc,
+          "stepi over the read: stop %r at %#x" % (stops[-1:], pc()))
 
     # count_down's first instruction is also its loop's head: from its last
     # pass there, reverse-stepi lands on the jump back; from its first, on
