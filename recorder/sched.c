@@ -133,10 +133,11 @@ int rec_debug_stop(struct rec *r, struct task *t)
 		threads[st.nthreads].index = x->index;
 		st.nthreads++;
 	}
-	/* Nothing runs while the debugger has the floor: no block watch. */
-	tracer_blockwatch_set(0);
+	/* (The debugger holds the block watch while it waits for its user:
+	 * setting it here, at every stop of a single-stepping search, woke
+	 * the watch thread each time, which cost the steps more than they
+	 * cost themselves.) */
 	go = d->stopped(d->ctx, &st);
-	tracer_blockwatch_set(r->running ? r->running->tid : 0);
 	free(threads);
 	r->dbg_step = go == REC_DBG_STEP || go == REC_DBG_STEP_ALL ? t->tid : 0;
 	r->dbg_stop_next = go == REC_DBG_NEXT || go == REC_DBG_STEP_ALL;

@@ -432,6 +432,8 @@ static void serve(struct dbg *d)
 {
 	uint8_t buf[4096];
 
+	/* Nothing runs while gdb has the floor: no block watch. */
+	tracer_blockwatch_hold(1);
 	d->requested = 0;
 	while (!d->requested && !d->quit) {
 		ssize_t n = recv(d->fd, buf, sizeof(buf), 0);
@@ -441,6 +443,7 @@ static void serve(struct dbg *d)
 		if (n <= 0 || rsp_session_input(d->rsp, buf, (size_t)n) != 0)
 			d->quit = 1;
 	}
+	tracer_blockwatch_hold(0);
 }
 
 /* While the replay runs (a continue, a seek), without waiting: 1 when it

@@ -29,6 +29,7 @@
 
 static pthread_t watch_thread, main_thread;
 static atomic_int watched_tid;
+static atomic_int held; /* tracer_blockwatch_hold: nothing runs */
 static atomic_uint watched_gen;
 static atomic_int watch_quit;
 static int64_t wall_deadline; /* CLOCK_MONOTONIC ns; 0: none */
@@ -148,7 +149,7 @@ static void *watch(void *arg)
 			pthread_kill(main_thread, SIGUSR1);
 			continue;
 		}
-		if (!tid || atomic_load(&watched_gen) != gen)
+		if (!tid || atomic_load(&held) || atomic_load(&watched_gen) != gen)
 			continue;
 		if (tracer_task_blocked(tid, NULL)) {
 			pthread_kill(main_thread, SIGUSR1);
@@ -241,6 +242,16 @@ int tracer_blockwatch_pause(void)
 int tracer_blockwatch_resume(void)
 {
 	return launch();
+}
+
+void tracer_blockwatch_hold(int on)
+{
+	if (!on) {
+		/* its run starts again now */
+		atomic_store(&touched_ns, mono_ns());
+		atomic_fetch_add(&watched_gen, 1);
+	}
+	atomic_store(&held, on);
 }
 
 void tracer_blockwatch_set(pid_t tid)

@@ -310,6 +310,9 @@ int tracer_blockwatch_restart(void);
 int tracer_blockwatch_pause(void);
 int tracer_blockwatch_resume(void);
 void tracer_blockwatch_set(pid_t tid);
+/* ON: nothing runs for a while (a debugger waits for its user); the task
+ * watched stays, unlooked at, until OFF. */
+void tracer_blockwatch_hold(int on);
 /* Also wake the tracer, for good, once NS of wall time have passed. */
 void tracer_blockwatch_deadline(int64_t ns);
 /* Whether someone sent hermit SIGUSR2, asking for its scheduler's state. */
