@@ -235,6 +235,9 @@ int replay_dbg_watching(const struct dbg *d);
 /* Note the watched bytes as they are now. */
 void replay_dbg_watch_snapshot(struct dbg *d);
 int replay_dbg_watch_changed(struct dbg *d);
+/* Whether a write watchpoint is set (the only kind in the debug
+ * registers). */
+int replay_dbg_dr_watching(const struct dbg *d);
 /* Whether gdb set a read or an access watchpoint: then reads count too,
  * and only steps see them. */
 int replay_dbg_reading(const struct dbg *d);

@@ -598,7 +598,11 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 
 	if (tgid != d->tgid || tracer_get_regs(tid, &r) < 0)
 		return stepping;
-	dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, tid, (void *)DR_OFFSET(6), NULL);
+	/* (only write watchpoints are in the debug registers: without one,
+	 * no trap is theirs, and a step saves the call) */
+	dr6 = replay_dbg_dr_watching(d)
+		      ? (unsigned long)ptrace(PTRACE_PEEKUSER, tid, (void *)DR_OFFSET(6), NULL)
+		      : 0;
 	b = replay_dbg_bp_at(d, r.rip - 1);
 	if (b && b->inserted && !stepping) {
 		r.rip--;

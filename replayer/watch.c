@@ -98,6 +98,15 @@ int replay_dbg_watch_changed(struct dbg *d)
 	return 0;
 }
 
+int replay_dbg_dr_watching(const struct dbg *d)
+{
+	for (int i = 0; i < 4; i++) {
+		if (d->wps[i].type == 2)
+			return 1;
+	}
+	return 0;
+}
+
 int replay_dbg_reading(const struct dbg *d)
 {
 	for (int i = 0; i < 4; i++) {
@@ -273,9 +282,9 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
  */
 enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st)
 {
-	uint64_t pc = replay_dbg_pc_of(st->tid);
-	int end, reason;
-	uint64_t addr;
+	struct user_regs_struct r;
+	int have_regs = tracer_get_regs(st->tid, &r) == 0, end, reason;
+	uint64_t pc = have_regs ? r.rip : 0, addr;
 
 	if (d->counted && replay_dbg_watch_changed(d)) {
 		d->wfound = d->wfrom;
@@ -304,18 +313,14 @@ enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *
 		d->wfound = d->hits.v[d->hits.n - 1].at; /* named as a hit */
 		d->wfound_kind = RSP_REASON_SWBREAK;
 	}
-	if (!end && replay_dbg_reading(d)) {
-		struct user_regs_struct r;
-
-		if (tracer_get_regs(st->tid, &r) == 0 &&
-		    access_ahead(d, st->tid, &r, &reason, &addr)) {
-			d->wfound = d->wfrom;
-			d->wfound.index = d->wtask;
-			d->wfound.steps = d->counted;
-			d->wfound.by_task = 1;
-			d->wfound_kind = reason;
-			d->wfound_addr = addr;
-		}
+	if (!end && have_regs && replay_dbg_reading(d) &&
+	    access_ahead(d, st->tid, &r, &reason, &addr)) {
+		d->wfound = d->wfrom;
+		d->wfound.index = d->wtask;
+		d->wfound.steps = d->counted;
+		d->wfound.by_task = 1;
+		d->wfound_kind = reason;
+		d->wfound_addr = addr;
 	}
 	if (end) {
 		finish_wfind(d);
