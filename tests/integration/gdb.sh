@@ -8,8 +8,9 @@
 # reverse-next, a watchpoint forwards and backwards, `monitor when` and
 # `monitor goto` (its exit status is the verdict); the same with checkpoints
 # made wherever they can be; `hermit replay` starting gdb itself
-# (tests/gdb/launch.py); tests/gdb/checkpoints.py on a long one-thread
-# program, with and without checkpoints; and Ctrl-C (tests/gdb/interrupt.py).
+# (tests/gdb/launch.py); ls and python3 (tests/gdb/real.py);
+# tests/gdb/checkpoints.py on a long one-thread program, with and without
+# checkpoints; and Ctrl-C (tests/gdb/interrupt.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -80,6 +81,24 @@ timeout -k 5 120 "$HERMIT" replay --gdb "$WORK/gdb-batch" >"$WORK/launch.out" 2>
 st=$?
 [ "$st" = 0 ] && grep -qx PASS "$WORK/launch.out" ||
 	{ cat "$WORK/launch.out" "$WORK/launch.err" >&2; fail "hermit replay with gdb: exit $st"; }
+
+# Real programs, not built for the tests: coreutils' ls and python3 (the
+# system's: gdb needs the ELF file, not a wrapper script), with a
+# breakpoint on libc's write (tests/gdb/real.py).
+for prog in /bin/ls /usr/bin/python3; do
+	name=real-$(basename "$prog")
+	export HERMIT_DATA_DIR="$WORK/$name"
+	case $prog in
+	*/ls) hm "$WORK/rec-$name" record start -- "$prog" / ;;
+	*) hm "$WORK/rec-$name" record start -- "$prog" -c 'print(6 * 7)' ;;
+	esac
+	st=$?
+	[ "$st" = 0 ] || { cat "$WORK/rec-$name.err" >&2; fail "recording $prog exited $st"; }
+	HERMIT_FIRST_BYTES=$(head -c 8 "$WORK/rec-$name" | od -An -tx1 | tr -d ' \n')
+	[ -n "$HERMIT_FIRST_BYTES" ] || fail "$prog printed nothing"
+	export HERMIT_FIRST_BYTES
+	serve "$name" real.py "$prog"
+done
 
 # Checkpoints (replayer/checkpoint.c) on a one-thread program of 6,000
 # events, one every 500: reverse-continue to a breakpoint set late, a
