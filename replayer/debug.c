@@ -84,61 +84,52 @@ static uint16_t full_tag(const struct user_fpregs_struct *fp)
 	return tag;
 }
 
-/* The upper halves of task H's ymm registers into BUF: the xsave area's
- * AVX component (its bit in XSTATE_BV at 512, its place at 576 in the
- * standard layout ptrace uses); zeros where it is in its initial state or
- * the host has no AVX. */
-static void read_avx(pid_t h, uint8_t *buf)
-{
-	static uint8_t xs[4096];
-	size_t len, off, size;
-	uint64_t bv;
-
-	if (tracer_get_xstate(h, xs, sizeof(xs), &len) < 0 || len < 576 + 256)
-		return;
-	memcpy(&bv, xs + 512, sizeof(bv));
-	if (!(bv & 4))
-		return;
-	for (int i = 0; i < 16; i++) {
-		if (rsp_reg_offset(RSP_REG_YMM0H + i, &off, &size) == 0 && size == 16)
-			memcpy(buf + off, xs + 576 + 16 * i, 16);
-	}
-}
-
-/* The x87 and SSE registers of task H into V (those of 8 bytes or fewer)
- * and BUF (st0-7, xmm0-15), as gdb's amd64 fxsave layout has them. */
+/*
+ * The x87, SSE and AVX registers of task H into V (those of 8 bytes or
+ * fewer) and BUF (st0-7, xmm0-15, ymm0h-15h), as gdb's amd64 layout has
+ * them, from its xsave area (ptrace's standard layout): fxsave's 512 bytes
+ * first, XSTATE_BV at 512, the AVX component at 576 (zeros while XSTATE_BV
+ * says it is in its initial state, or the host has no AVX).
+ */
 static int read_fp(pid_t h, uint64_t *v, uint8_t *buf)
 {
-	struct user_fpregs_struct fp;
-	const uint8_t *raw = (const uint8_t *)&fp;
-	size_t off, size;
+	static uint8_t xs[4096];
+	const struct user_fpregs_struct *fp = (const struct user_fpregs_struct *)xs;
+	size_t len, off, size;
+	uint64_t bv;
 	uint32_t w;
 
-	if (tracer_get_fpregs(h, &fp) < 0)
+	if (tracer_get_xstate(h, xs, sizeof(xs), &len) < 0 || len < sizeof(*fp))
 		return -1;
 	for (int i = 0; i < 8; i++) {
 		if (rsp_reg_offset(RSP_REG_ST0 + i, &off, &size) == 0 && size == 10)
-			memcpy(buf + off, (const uint8_t *)fp.st_space + 16 * i, 10);
+			memcpy(buf + off, (const uint8_t *)fp->st_space + 16 * i, 10);
 	}
 	for (int i = 0; i < 16; i++) {
 		if (rsp_reg_offset(RSP_REG_XMM0 + i, &off, &size) == 0 && size == 16)
-			memcpy(buf + off, (const uint8_t *)fp.xmm_space + 16 * i, 16);
+			memcpy(buf + off, (const uint8_t *)fp->xmm_space + 16 * i, 16);
 	}
-	v[RSP_REG_FCTRL] = fp.cwd;
-	v[RSP_REG_FSTAT] = fp.swd;
-	v[RSP_REG_FTAG] = full_tag(&fp);
-	v[RSP_REG_FOP] = fp.fop & 0x7ff;
+	v[RSP_REG_FCTRL] = fp->cwd;
+	v[RSP_REG_FSTAT] = fp->swd;
+	v[RSP_REG_FTAG] = full_tag(fp);
+	v[RSP_REG_FOP] = fp->fop & 0x7ff;
 	/* the 64-bit fxsave: the instruction pointer at 8, the operand's at
 	 * 16, each as offset and segment (its high half) */
 	for (int i = 0; i < 4; i++) {
 		static const int reg[] = { RSP_REG_FIOFF, RSP_REG_FISEG, RSP_REG_FOOFF,
 					   RSP_REG_FOSEG };
 
-		memcpy(&w, raw + 8 + 4 * i, 4);
+		memcpy(&w, xs + 8 + 4 * i, 4);
 		v[reg[i]] = w;
 	}
-	v[RSP_REG_MXCSR] = fp.mxcsr;
-	read_avx(h, buf);
+	v[RSP_REG_MXCSR] = fp->mxcsr;
+	if (len < 576 + 256)
+		return 0;
+	memcpy(&bv, xs + 512, sizeof(bv));
+	for (int i = 0; (bv & 4) && i < 16; i++) {
+		if (rsp_reg_offset(RSP_REG_YMM0H + i, &off, &size) == 0 && size == 16)
+			memcpy(buf + off, xs + 576 + 16 * i, 16);
+	}
 	return 0;
 }
 
@@ -387,14 +378,6 @@ static void op_interrupt(void *t)
 	d->interrupt = 1;
 }
 
-/* k, vKill: the session ends with a plain remote (then gdb leaves); in
- * extended mode it goes on, and gdb may `run` again (vRun) or leave. The
- * guest stays where it is meanwhile: the next replay ends it. */
-static void op_kill(void *t)
-{
-	(void)t;
-}
-
 static int op_restart(void *t, struct rsp_stop *stop)
 {
 	struct dbg *d = t;
@@ -581,7 +564,9 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		.file_close = op_file_close,
 		.monitor = op_monitor,
 		.interrupt = op_interrupt,
-		.kill = op_kill,
+		/* (no kill: at k or vKill the guest stays where it is, and
+		 * the stub ends the session or, in extended mode, gdb may run
+		 * again or leave; the next replay or the end ends it) */
 		.restart = op_restart,
 	};
 	d.rsp = rsp_session_new(&d.ops, &d, send_bytes, &d);

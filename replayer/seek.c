@@ -22,9 +22,11 @@
  *                     interval in which the watched bytes changed, and a
  *                     second (WFIND) steps through it to the writing
  *                     instruction;
- *   reverse-stepi     n - 1 steps after the anchor when n > 0; at an anchor,
- *                     a first pass single-steps from the event before it to
- *                     count the instructions in between.
+ *   reverse-stepi     n - 1 steps after the anchor when n > 0; at a trap,
+ *                     the call that led there when the stack says one did
+ *                     (PRED: a breakpoint on it finds its last pass), else
+ *                     a first pass single-steps from the pass before at the
+ *                     same pc, or from the event before, counting.
  * Each replay starts from the latest checkpoint before its target
  * (checkpoint.c), or from the start when there is none. A search pass
  * from a checkpoint that finds nothing searches the stretch before it.
@@ -332,6 +334,14 @@ void replay_dbg_finish_scan(struct dbg *d, int alive)
 static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st);
 static uint64_t passes(const struct dbg *d, int index, uint64_t pc);
 
+/* A seek whose target is one task's steps after an event, at a stop of
+ * another task that runs first: it goes on (past its breakpoint, if it is
+ * on one) until the target's task is resumed. */
+static enum rec_dbg_go others_first(struct dbg *d, const struct rec_dbg_stop *st)
+{
+	return replay_dbg_go_on(d, st->tid, 0) == REC_DBG_STEP ? REC_DBG_STEP_ALL : REC_DBG_NEXT;
+}
+
 enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 {
 	struct dbg *d = ctx;
@@ -412,8 +422,7 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		 * first (past its breakpoints, as a SCAN goes). */
 		if (d->anchored && d->target.anchor != AT_TRAP &&
 		    (d->target.steps || d->target.by_task) && st->index != d->target.index)
-			return replay_dbg_go_on(d, st->tid, 0) == REC_DBG_STEP ? REC_DBG_STEP_ALL
-									       : REC_DBG_NEXT;
+			return others_first(d, st);
 		if (d->anchored && d->steps_left == 0)
 			return replay_dbg_live_stop(d, st);
 		if (d->anchored) {
@@ -442,8 +451,7 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 			 * target too, and it goes on past each of them. */
 			if (is_hit(&d->cur))
 				note_hit(d, &d->cur);
-			return replay_dbg_go_on(d, st->tid, 0) == REC_DBG_STEP ? REC_DBG_STEP_ALL
-									       : REC_DBG_NEXT;
+			return others_first(d, st);
 		}
 		if (d->counted && d->steps_left && replay_dbg_bp_at(d, replay_dbg_pc_of(st->tid))) {
 			/* A step that reached a breakpoint: a hit, by position. */
@@ -612,11 +620,9 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		int i = __builtin_ctzl(dr6 & 0xf);
 
 		ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(6), (void *)0);
-		if (!d->wps[i].type)
-			return 0;
-		d->reason = d->wps[i].type == 2	  ? RSP_REASON_WATCH
-			    : d->wps[i].type == 3 ? RSP_REASON_RWATCH
-						  : RSP_REASON_AWATCH;
+		if (d->wps[i].type != 2)
+			return 0; /* (only writes are in the debug registers) */
+		d->reason = RSP_REASON_WATCH;
 		d->watch_addr = d->wps[i].addr;
 	} else if (stepping && d->wstep) {
 		struct bp *at = replay_dbg_bp_at(d, r.rip);
@@ -722,11 +728,10 @@ int replay_dbg_at_exit(void *ctx, uint64_t frames)
 		return d->target.anchor == AT_EXIT || !d->anchored;
 	case SCAN:
 		return d->target.anchor == AT_EXIT;
-	case WFIND:
-		return 1; /* the interval ends with the program, or a lost seek */
-	case COUNT:
+	case WFIND: /* the interval ends with the program, or a lost seek */
+	case COUNT: /* a lost seek: its trap comes before the end */
 	case PRED:
-		return 1; /* a lost seek: its trap comes before the end */
+		return 1;
 	default:
 		return 0;
 	}

@@ -33,15 +33,15 @@ void replay_dbg_set_watchpoints(struct dbg *d)
 	unsigned long dr7 = 0;
 
 	for (int i = 0; i < 4; i++) {
-		static const unsigned long rw[] = { 0, 0, 1, 3, 3 },
-					   len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
+		static const unsigned long len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
 
-		/* (reads go by steps: x86 has no read-only condition, and an
-		 * access trap would take a read for a write) */
+		/* Writes only (R/W 01): reads go by steps, since x86 has no
+		 * read-only condition and an access trap takes a read for a
+		 * write. */
 		if (d->wps[i].type != 2)
 			continue;
 		dr7 |= 1ul << (2 * i);
-		dr7 |= rw[d->wps[i].type] << (16 + 4 * i);
+		dr7 |= 1ul << (16 + 4 * i);
 		dr7 |= len[d->wps[i].len <= 8 ? d->wps[i].len : 8] << (18 + 4 * i);
 	}
 	for (size_t t = 0; d->stop && t < d->stop->nthreads; t++) {
@@ -61,13 +61,19 @@ void replay_dbg_set_watchpoints(struct dbg *d)
  * set goes by single steps and compares the watched bytes after each one
  * (and after each event: a syscall may write them). Slow, but exact.
  */
-int replay_dbg_watching(const struct dbg *d)
+/* Whether a watchpoint of a type in TYPES (bit 1 << type) is set. */
+static int watching_for(const struct dbg *d, unsigned types)
 {
 	for (int i = 0; i < 4; i++) {
-		if (d->wps[i].type)
+		if (d->wps[i].type && (types & (1u << d->wps[i].type)))
 			return 1;
 	}
 	return 0;
+}
+
+int replay_dbg_watching(const struct dbg *d)
+{
+	return watching_for(d, 1u << 2 | 1u << 3 | 1u << 4);
 }
 
 void replay_dbg_watch_snapshot(struct dbg *d)
@@ -100,20 +106,12 @@ int replay_dbg_watch_changed(struct dbg *d)
 
 int replay_dbg_dr_watching(const struct dbg *d)
 {
-	for (int i = 0; i < 4; i++) {
-		if (d->wps[i].type == 2)
-			return 1;
-	}
-	return 0;
+	return watching_for(d, 1u << 2);
 }
 
 int replay_dbg_reading(const struct dbg *d)
 {
-	for (int i = 0; i < 4; i++) {
-		if (d->wps[i].type == 3 || d->wps[i].type == 4)
-			return 1;
-	}
-	return 0;
+	return watching_for(d, 1u << 3 | 1u << 4);
 }
 
 /* Whether the instruction task TID is about to run (registers R) reads a
@@ -248,13 +246,11 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
 {
 	const struct pos *b = &d->wbound;
 
-	/* (an event followed by another with no stop between has no stop of
-	 * its own: the first one after it is at the bound) */
-	if (b->anchor == AT_EVENT && !b->steps && d->wfrom.anchor == AT_EVENT &&
-	    d->wfrom.frames > b->frames)
-		return 1;
+	/* Past it (a search for reads counts its events as they come; a
+	 * call's input frames have no stop of their own): an end, not a wrong
+	 * answer. */
 	if (d->wmulti && b->anchor != AT_EXIT && d->frames > b->frames)
-		return 1; /* past it (not met: an end, not a wrong answer) */
+		return 1;
 	if (b->anchor != AT_TRAP)
 		return b->anchor == d->wfrom.anchor && b->frames == d->wfrom.frames &&
 		       (!b->steps || (d->wtask == b->index && d->counted == b->steps));
@@ -280,20 +276,26 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
  * the scan's target, the next event, or the exit; for reads (wmulti), at
  * the target or the exit, through every event before.
  */
+/* WFIND: the last access so far is STEPS of the current task after the
+ * interval's event, of KIND at ADDR. */
+static void found(struct dbg *d, uint64_t steps, int kind, uint64_t addr)
+{
+	d->wfound = d->wfrom;
+	d->wfound.index = d->wtask;
+	d->wfound.steps = steps;
+	d->wfound.by_task = 1;
+	d->wfound_kind = kind;
+	d->wfound_addr = addr;
+}
+
 enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st)
 {
 	struct user_regs_struct r;
 	int have_regs = tracer_get_regs(st->tid, &r) == 0, end, reason;
 	uint64_t pc = have_regs ? r.rip : 0, addr;
 
-	if (d->counted && replay_dbg_watch_changed(d)) {
-		d->wfound = d->wfrom;
-		d->wfound.index = d->wtask;
-		d->wfound.steps = d->counted - 1;
-		d->wfound.by_task = 1;
-		d->wfound_kind = d->reason; /* a write, or an access watchpoint's */
-		d->wfound_addr = d->watch_addr;
-	}
+	if (d->counted && replay_dbg_watch_changed(d))
+		found(d, d->counted - 1, d->reason, d->watch_addr); /* a write, or an access */
 	if (d->wmulti && d->frames != d->wfrom.frames) {
 		/* an event passed: positions count from it now */
 		d->wfrom =
@@ -314,14 +316,8 @@ enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *
 		d->wfound_kind = RSP_REASON_SWBREAK;
 	}
 	if (!end && have_regs && replay_dbg_reading(d) &&
-	    access_ahead(d, st->tid, &r, &reason, &addr)) {
-		d->wfound = d->wfrom;
-		d->wfound.index = d->wtask;
-		d->wfound.steps = d->counted;
-		d->wfound.by_task = 1;
-		d->wfound_kind = reason;
-		d->wfound_addr = addr;
-	}
+	    access_ahead(d, st->tid, &r, &reason, &addr))
+		found(d, d->counted, reason, addr);
 	if (end) {
 		finish_wfind(d);
 		return REC_DBG_KILL;

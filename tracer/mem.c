@@ -24,11 +24,6 @@ int tracer_get_regs(pid_t tid, struct user_regs_struct *regs)
 	return ptrace(PTRACE_GETREGS, tid, 0, regs) < 0 ? -errno : 0;
 }
 
-int tracer_get_fpregs(pid_t tid, struct user_fpregs_struct *fp)
-{
-	return ptrace(PTRACE_GETFPREGS, tid, 0, fp) < 0 ? -errno : 0;
-}
-
 int tracer_get_xstate(pid_t tid, void *buf, size_t size, size_t *len)
 {
 	struct iovec iov = { buf, size };

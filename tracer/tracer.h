@@ -111,8 +111,6 @@ int tracer_siginfo(pid_t tid, siginfo_t *si);
 /* ---- mem.c: registers and memory ---- */
 
 int tracer_get_regs(pid_t tid, struct user_regs_struct *regs);
-/* The x87 and SSE state, in fxsave's layout. */
-int tracer_get_fpregs(pid_t tid, struct user_fpregs_struct *fp);
 /* The whole xsave area (xsave's standard layout) into BUF, SIZE bytes at
  * most: *LEN bytes of it. */
 int tracer_get_xstate(pid_t tid, void *buf, size_t size, size_t *len);
