@@ -166,6 +166,9 @@ int hm_recording_create(const char *datadir, const char *base, char **id, char *
 int hm_recording_dir(const char *datadir, const char *id, char **dir);
 /* Write all N bytes to FD, again after EINTR and short writes. 0 or -errno. */
 int hm_write_all(int fd, const void *p, size_t n);
+/* Read all N bytes from FD, again after EINTR and short reads. 0 or -errno
+ * (-EIO when the end comes first). */
+int hm_read_all(int fd, void *p, size_t n);
 /* Write N bytes to PATH atomically: a temporary file in the same folder
  * (PATH.tmp.<pid>.<counter>, mode 0666 less the umask), fsync, rename over
  * PATH. On failure the temporary file is removed and PATH is untouched.

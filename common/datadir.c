@@ -204,6 +204,26 @@ int hm_recording_dir(const char *datadir, const char *id, char **dir)
 	return 0;
 }
 
+int hm_read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+
+	while (n > 0) {
+		ssize_t r = read(fd, c, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO; /* the end came first */
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
 int hm_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;

@@ -671,7 +671,7 @@ void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c)
 	struct stat st;
 	int err;
 
-	if (!f || !(flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)))
+	if (!f || !rec_open_writes(flags))
 		return;
 	if (tracer_read_str(t->tid, c->args[at ? 1 : 0], name, sizeof(name)) < 0 || !*name)
 		return;

@@ -97,9 +97,6 @@ void rec_cp_offer(struct rec *r, struct task *t)
 	}
 	/* A revived copy: the replay is here again, and its debugger may
 	 * want to stop at this event (it did not ask the first time). */
-	r->ran_since_event = 1;
-	r->dbg_pending = NULL;
-	r->dbg_step = 0;
 	r->dbg_stop_next = d->at_event(d->ctx, r->frames, t->index);
 }
 
@@ -215,7 +212,7 @@ int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
 		rename_task(r, cp->others[i], now, tids[i]);
 	rename_task(r, lead, now, now);
 	tracer_sites_rename(old, now);
-	err = tracer_blockwatch_restart();
+	err = tracer_blockwatch_start();
 	if (err) {
 		hm_error("cannot start the block watch thread: %s", hm_strerror(err));
 		return err;

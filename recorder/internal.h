@@ -3,6 +3,7 @@
 #ifndef HERMIT_RECORDER_INTERNAL_H
 #define HERMIT_RECORDER_INTERNAL_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/select.h>
 #include <sys/types.h>
@@ -289,6 +290,12 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
  * replay answered it (skip the handler), else 0. */
 int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *row,
 		     struct rec_call *c);
+/* Whether open(2) FLAGS may write the file (or make or cut it). */
+static inline int rec_open_writes(long flags)
+{
+	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+}
+
 /* Record: an open (C) that may write a file: keep the file as it was
  * before the run's first such open, or that it did not exist. */
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);

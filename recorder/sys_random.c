@@ -91,8 +91,7 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 
 		/* A file written: the replay's view keeps the writes, which a
 		 * checkpoint made before would see (recorder/checkpoint.c). */
-		if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
-		    strncmp(path, "/dev/", 5) != 0)
+		if (rec_open_writes(flags) && strncmp(path, "/dev/", 5) != 0)
 			rec_cp_files_written(r);
 	}
 	/* Cheap test first: only names ending in "random" need the exit stop. */

@@ -89,22 +89,6 @@ void replay_cp_describe(const struct dbg *d, char *out, size_t size)
 		 d->cp_every, d->cp_restores);
 }
 
-static int read_all(int fd, void *p, size_t n)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t k = read(fd, (char *)p + done, n - done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		done += (size_t)k;
-	}
-	return 0;
-}
-
 /* Tell holder I to end, and forget it. */
 static void drop(struct dbg *d, size_t i)
 {
@@ -241,7 +225,7 @@ static int await(int fd, char want, int ms)
 	do
 		n = poll(&p, 1, ms);
 	while (n < 0 && errno == EINTR);
-	return n > 0 && read_all(fd, &c, 1) == 0 && c == want ? 0 : -1;
+	return n > 0 && hm_read_all(fd, &c, 1) == 0 && c == want ? 0 : -1;
 }
 
 void replay_cp_restore(struct dbg *d, struct rec *run)
@@ -292,14 +276,14 @@ static int take_state(struct dbg *d, int fd, uint64_t frames)
 	char *rsp = xmalloc(size);
 	struct hit *v;
 
-	if (read_all(fd, d, sizeof(*d)) < 0 || read_all(fd, &n, sizeof(n)) < 0 ||
+	if (hm_read_all(fd, d, sizeof(*d)) < 0 || hm_read_all(fd, &n, sizeof(n)) < 0 ||
 	    n > (size_t)1 << 26) {
 		*d = mine;
 		free(rsp);
 		return -1;
 	}
 	v = xcalloc(n + 1, sizeof(*v));
-	if (read_all(fd, v, n * sizeof(*v)) < 0 || read_all(fd, rsp, size) < 0) {
+	if (hm_read_all(fd, v, n * sizeof(*v)) < 0 || hm_read_all(fd, rsp, size) < 0) {
 		*d = mine;
 		free(v);
 		free(rsp);
@@ -375,7 +359,7 @@ static int hold(struct dbg *d, struct rec_cp *cp, int fd, uint64_t frames)
 			break; /* hermit replay ended */
 		}
 		if (p[0].revents) {
-			if (read_all(fd, &kind, 1) < 0 || kind != 'T' ||
+			if (hm_read_all(fd, &kind, 1) < 0 || kind != 'T' ||
 			    take_state(d, fd, frames) < 0 || hm_write_all(fd, "A", 1) < 0)
 				kind = 0;
 			/* The run is ours once the other process has left it

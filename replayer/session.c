@@ -269,12 +269,7 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 			if (n < 0 && errno != EINTR)
 				break;
 			if (n > 0) {
-				ssize_t got;
-
-				do
-					got = read(status_pipe[0], &news, sizeof(news));
-				while (got < 0 && errno == EINTR);
-				if (got != (ssize_t)sizeof(news))
+				if (hm_read_all(status_pipe[0], &news, sizeof(news)) < 0)
 					break;
 				if (news.kind == REPLAY_NEWS_STATUS) {
 					status = news.value;

@@ -204,15 +204,6 @@ int tracer_blockwatch_start(void)
 	return launch();
 }
 
-int tracer_blockwatch_restart(void)
-{
-	/* After fork: the thread is not here, and the lock may have been
-	 * held by it. */
-	pthread_mutex_init(&nap_lock, NULL);
-	watch_running = 0;
-	return tracer_blockwatch_start();
-}
-
 void tracer_blockwatch_stop(void)
 {
 	if (!watch_running)

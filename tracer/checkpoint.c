@@ -359,18 +359,26 @@ static int fork_as(pid_t tid, const struct user_regs_struct *at, int from_seccom
 	return clone_as(tid, at, from_seccomp, CLONE_PARENT, 0, want, child, ran);
 }
 
+/* Registers AT of a task in a call the kernel would make again (where()
+ * said 4) as those of one about to make it: a new task made with them
+ * makes it, as the original would have. */
+static struct user_regs_struct made_again(const struct user_regs_struct *at)
+{
+	struct user_regs_struct r = *at;
+
+	r.rip -= 2;
+	r.rax = at->orig_rax;
+	return r;
+}
+
 /* TID, stopped (not in a syscall) with registers AT but for a call that
  * was about to be made: make it again, to its seccomp stop, and give it
  * AT there. */
 static int retrap(pid_t tid, const struct user_regs_struct *at)
 {
-	struct user_regs_struct regs = *at;
+	struct user_regs_struct regs = made_again(at);
 	struct tracer_stop s;
-	int err;
-
-	regs.rip -= 2;
-	regs.rax = at->orig_rax;
-	err = tracer_set_regs(tid, &regs);
+	int err = tracer_set_regs(tid, &regs);
 	for (int i = 0; !err && i < 8; i++) {
 		err = tracer_cont(tid, 0);
 		if (!err)
@@ -439,18 +447,6 @@ static int where(pid_t tid, const struct user_regs_struct *regs)
 		return -EAGAIN;
 	}
 	return restarts(regs) == 4 ? 4 : restarts(regs) < 0 ? -EAGAIN : 0;
-}
-
-/* Registers AT of a task in a call the kernel would make again (where()
- * said 4) as those of one about to make it: a new task made with them
- * makes it, as the original would have. */
-static struct user_regs_struct made_again(const struct user_regs_struct *at)
-{
-	struct user_regs_struct r = *at;
-
-	r.rip -= 2;
-	r.rax = at->orig_rax;
-	return r;
 }
 
 /* The state of thread X (x->tid) that a new thread needs, or -EAGAIN. */
@@ -684,19 +680,13 @@ int tracer_detach(pid_t pid)
 	return 0;
 }
 
-/* Seize the stopped copy C and see its stop. */
+/* Seize the stopped copy C and see its stop (a stopped process seized
+ * reports its group stop). */
 static int take_copy(const struct tracer_copy *c)
 {
-	struct tracer_stop s;
 	int err = tracer_seize(c->pid);
 
-	if (err)
-		return err;
-	/* A stopped process seized reports its group stop. */
-	err = tracer_wait_tid(c->pid, &s);
-	if (err)
-		return err;
-	return s.kind == TRACER_EXITED || s.kind == TRACER_KILLED ? -ESRCH : 0;
+	return err ? err : first_stop(c->pid);
 }
 
 /* Open PATH in stopped process PID (registers AT) with FLAGS: the
@@ -777,8 +767,7 @@ static int settle(const struct tracer_copy *c, pid_t pid, pid_t last_pid)
 		tracer_inject(pid, SYS_dup3, args, &ret);
 	}
 	close_in(pid, fd);
-	tracer_set_regs(pid, at);
-	return 0;
+	return 0; /* (the caller gives it its registers) */
 }
 
 int tracer_copy_revive(const struct tracer_copy *c, pid_t nspid, pid_t last_pid, pid_t *out,

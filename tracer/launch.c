@@ -607,13 +607,11 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 
 static int seize(pid_t pid)
 {
-	if (ptrace(PTRACE_SEIZE, pid, 0, TRACER_PTRACE_OPTIONS) < 0) {
-		int err = -errno;
+	int err = tracer_seize(pid);
 
+	if (err)
 		hm_error("cannot trace process %d: %s", pid, hm_strerror(err));
-		return err;
-	}
-	return 0;
+	return err;
 }
 
 static int launch_plain(const struct tracer_launch *l, scmp_filter_ctx filter,

@@ -301,10 +301,9 @@ int tracer_bp_active(uint64_t *addr, pid_t *tgid);
  */
 int tracer_blockwatch_start(void);
 void tracer_blockwatch_stop(void);
-/* In a fork of hermit, which has no watch thread: start one. */
-int tracer_blockwatch_restart(void);
 /* Before a fork of hermit: end the thread (1: it ran); after it, in the
- * parent, start it again if it ran (the deadline and flags stay). */
+ * parent, start it again if it ran (the deadline and flags stay). The
+ * child starts its own with tracer_blockwatch_start. */
 int tracer_blockwatch_pause(void);
 int tracer_blockwatch_resume(void);
 void tracer_blockwatch_set(pid_t tid);

@@ -1607,9 +1607,27 @@ static void test_store_file_copy(void **state)
 	free(src);
 }
 
+/* hm_write_all and hm_read_all through a pipe: all of it, then the end. */
+static void test_read_write_all(void **state)
+{
+	int p[2];
+	char got[6] = { 0 };
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(hm_write_all(p[1], "hermit", 6), 0);
+	assert_int_equal(hm_read_all(p[0], got, 4), 0);
+	assert_memory_equal(got, "herm", 4);
+	close(p[1]);
+	/* two bytes left: asking three ends early */
+	assert_int_equal(hm_read_all(p[0], got, 3), -EIO);
+	close(p[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_write_all),
 		cmocka_unit_test(test_rfc3339_utc),
 		cmocka_unit_test(test_rfc3339_offsets),
 		cmocka_unit_test(test_rfc3339_fraction),
