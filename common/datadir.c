@@ -204,44 +204,34 @@ int hm_recording_dir(const char *datadir, const char *id, char **dir)
 	return 0;
 }
 
-int hm_read_all(int fd, void *p, size_t n)
+/* All N bytes at C to or from FD (WRITING), again after EINTR and short
+ * transfers. 0 or -errno (-EIO when a read meets the end first). */
+static int transfer_all(int fd, char *c, size_t n, int writing)
 {
-	char *c = p;
-
 	while (n > 0) {
-		ssize_t r = read(fd, c, n);
+		ssize_t k = writing ? write(fd, c, n) : read(fd, c, n);
 
-		if (r < 0) {
+		if (k < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (r == 0)
-			return -EIO; /* the end came first */
-		c += r;
-		n -= (size_t)r;
+		if (k == 0)
+			return -EIO;
+		c += k;
+		n -= (size_t)k;
 	}
 	return 0;
 }
 
+int hm_read_all(int fd, void *p, size_t n)
+{
+	return transfer_all(fd, p, n, 0);
+}
+
 int hm_write_all(int fd, const void *p, size_t n)
 {
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return transfer_all(fd, (char *)p, n, 1); /* (write(2) only reads it) */
 }
 
 int hm_write_atomic(const char *path, const void *p, size_t n)
