@@ -339,6 +339,7 @@ static void make_record(const struct task *t, const struct rec_call *c, int kind
 	ev->fields[2] = c->nr;
 	memcpy(&ev->fields[3], c->args, sizeof(c->args));
 	ev->fields[9] = c->ret;
+	ev->fields[10] = (int64_t)t->tick_count;
 }
 
 /* Same event, results apart; completed calls match whether the kernel ran
@@ -351,7 +352,8 @@ static int same_call(const struct rec_event_record *a, const struct rec_event_re
 		ka = REC_EV_EXIT;
 	if (kb == REC_EV_EMULATED)
 		kb = REC_EV_EXIT;
-	return ka == kb && memcmp(&a->fields[1], &b->fields[1], 8 * sizeof(int64_t)) == 0;
+	return ka == kb && memcmp(&a->fields[1], &b->fields[1], 8 * sizeof(int64_t)) == 0 &&
+	       REC_EV_TICKS(a) == REC_EV_TICKS(b);
 }
 
 /*

@@ -136,7 +136,7 @@ void rec_event_describe(const struct rec_event_record *ev, char *buf, size_t siz
 {
 	const int64_t *f = ev->fields;
 	const struct rec_syscall *row = rec_syscall_find((long)f[2]);
-	char name[48];
+	char name[48], out[40] = "";
 
 	if (f[0] == REC_EV_END) {
 		snprintf(buf, size, "the end of the run (exit status %lld)", (long long)f[1]);
@@ -148,7 +148,11 @@ void rec_event_describe(const struct rec_event_record *ev, char *buf, size_t siz
 		snprintf(name, sizeof(name), "%s", pseudo_name(f[2]));
 	else
 		snprintf(name, sizeof(name), "syscall %lld", (long long)f[2]);
-	snprintf(buf, size, "task %lld %s(%#llx, %#llx, %#llx) = %lld%s", (long long)f[1], name,
-		 (unsigned long long)f[3], (unsigned long long)f[4], (unsigned long long)f[5],
-		 (long long)f[9], f[0] == REC_EV_INPUT ? " (input)" : "");
+
+	if (f[11])
+		snprintf(out, sizeof(out), ", output %016llx", (unsigned long long)f[11]);
+	snprintf(buf, size, "task %lld %s(%#llx, %#llx, %#llx) = %lld at tick %lld%s%s",
+		 (long long)f[1], name, (unsigned long long)f[3], (unsigned long long)f[4],
+		 (unsigned long long)f[5], (long long)f[9], (long long)f[10], out,
+		 f[0] == REC_EV_INPUT ? " (input)" : "");
 }

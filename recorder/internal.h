@@ -96,6 +96,8 @@ struct task {
 	int poll_outside;			    /* it watches the outside (enum poll_outside) */
 	int yielded;				    /* sched_yield: others first */
 	uint64_t ticks;				    /* ticks since it was last chosen */
+	uint64_t tick_count;			    /* ticks since it started: its position */
+	uint64_t out_digest;			    /* digest of what its current call sends out */
 	uint64_t timeslice;			    /* ticks it may run before others get a turn */
 	int priority;				    /* chaos: higher runs first */
 	uint64_t poll_arg;			    /* WAIT_POLL: the timeout argument as given;

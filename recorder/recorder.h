@@ -194,21 +194,25 @@ struct rec_options {
  * task's creation index, the syscall number (or a negative pseudo-number
  * for rdtsc, preemptions), the six arguments and the result. */
 struct rec_event_record {
-	int64_t fields[10];
+	int64_t fields[12]; /* kind, task, nr, args[6], ret, ticks, output digest */
 };
 
 #define REC_EV_KIND(ev) ((ev)->fields[0])
 #define REC_EV_TASK(ev) ((ev)->fields[1])
 #define REC_EV_NR(ev)	((ev)->fields[2])
 #define REC_EV_RET(ev)	((ev)->fields[9])
+/* The task's ticks when it made the event (DESIGN.md "Stopping at a count"). */
+#define REC_EV_TICKS(ev) ((ev)->fields[10])
+/* FNV-1a of the bytes the event sent outside (writes), 0 for none. */
+#define REC_EV_OUT(ev) ((ev)->fields[11])
 
 /*
  * The event log (events.xz), decompressed: the 8 bytes REC_LOG_MAGIC, then
- * frames. A frame is a 32-bit body length, the body (the 80 bytes of a
+ * frames. A frame is a 32-bit body length, the body (the 96 bytes of a
  * struct rec_event_record, then the payload) and the CRC-32 of the body,
  * all little-endian. A log that ends without a REC_EV_END frame was cut.
  */
-#define REC_LOG_MAGIC	    "HMEVLOG1"
+#define REC_LOG_MAGIC	    "HMEVLOG2"
 #define REC_LOG_MAX_PAYLOAD (64u << 20)
 
 /* evlog.c: write events to FD as an xz stream, flushed at least every

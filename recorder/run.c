@@ -73,6 +73,9 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 
 	memcpy(&ev.fields[3], c->args, sizeof(c->args));
 	ev.fields[9] = c->ret;
+	ev.fields[10] = (int64_t)t->tick_count;
+	ev.fields[11] = (int64_t)t->out_digest;
+	t->out_digest = 0;
 	hm_trace("event %" PRIu64 ": kind %d task %d nr %ld args %#llx %#llx %#llx %#llx ret %ld",
 		 r->events, kind, t->index, c->nr, (unsigned long long)c->args[0],
 		 (unsigned long long)c->args[1], (unsigned long long)c->args[2],
