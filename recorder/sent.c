@@ -11,9 +11,10 @@
  *
  * "Outside" is what a descriptor leads to at the call: anything but the
  * guest's own pipes and sockets (and eventfds and the like), which only
- * the guest reads; what it sends there comes back as input the replay
- * checks anyway. Hermit's own pipes and sockets (the guest's stdout when it
- * is piped), files, terminals and devices, and sockets under
+ * the guest reads, and whose reads a replay answers with the recorded
+ * bytes: there, other bytes sent are not seen, only what they make the
+ * guest do later. Hermit's own pipes and sockets (the guest's stdout when
+ * it is piped), files, terminals and devices, and sockets under
  * --network=host are outside.
  */
 #include "config.h"
