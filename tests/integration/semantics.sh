@@ -33,4 +33,6 @@ three_ways() {
 }
 
 three_ways grnd "$GUESTS/grnd"
+three_ways sigrestart "$GUESTS/sigrestart" restart
+three_ways sigrestart-off "$GUESTS/sigrestart" norestart
 exit 0
