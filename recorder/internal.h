@@ -108,6 +108,8 @@ struct task {
 	int intr_rewound;  /* its rip was wound back onto the syscall instruction */
 	int intr_poll;	   /* a timed poll: its timeout is given back as well */
 	uint64_t intr_rip; /* where T stands while that holds */
+	struct rec_parked *parked; /* the arguments of the call it was parked in (parkargs.c) */
+	int parked_keep;	   /* its next resume makes that call: keep them in place */
 };
 
 enum rec_timer_kind {
@@ -455,6 +457,22 @@ void rec_intr_clear(struct task *t);
 /* T's signal-delivery-stop for SIG, which it is resumed with: put its
  * registers as the kernel would have them for handle_signal(). */
 void rec_intr_deliver(struct rec *r, struct task *t, int sig);
+
+/* parkargs.c: the memory a parked call's arguments point to, as it
+ * entered. At a park of T (stopped in the call): keep it, unless T is
+ * parked again in the call it was parked in. */
+void rec_parked_save(struct task *t);
+/* Before T makes its parked call again: put what it entered with in place
+ * of what other threads wrote there since. */
+void rec_parked_put_back(struct task *t);
+/* After: give the other threads' bytes back (those the kernel did not
+ * write meanwhile). Every resume that is not the call's does this. */
+void rec_parked_restore(struct task *t);
+/* T went on (a new call, a signal came): what was kept is stale. */
+void rec_parked_drop(struct task *t);
+/* T's call returned: the same, and what the kernel wrote back stays. */
+void rec_parked_ended(struct task *t);
+void rec_parked_free(struct task *t);
 
 /* sys_timer.c */
 enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);

@@ -307,6 +307,8 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	if (tracer_get_regs(t->tid, &c->regs) < 0)
 		return; /* gone; its exit follows */
 	rec_intr_clear(t); /* made again: no signal came in between */
+	if (!t->retrying && !t->poll_retry)
+		rec_parked_drop(t); /* a new call */
 	c->nr = (long)c->regs.orig_rax;
 	c->args[0] = c->regs.rdi;
 	c->args[1] = c->regs.rsi;
@@ -318,6 +320,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	row = rec_syscall_find(c->nr);
 	if (row && r->opts->mode != REC_MODE_RUN && rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
+		t->parked_keep = 1;
 		rec_hidden_entry(r, t, row);
 		return;
 	}
@@ -348,10 +351,12 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		break;
 	case REC_EXIT_STOP:
 		t->pending = row;
+		t->parked_keep = 1; /* the kernel makes it: with what it entered with */
 		rec_resume(t, RESUME_SYSCALL, 0);
 		break;
 	case REC_CONT:
 		rec_digest_event(r, t, c, 0);
+		t->parked_keep = 1;
 		if (t->retrying)
 			rec_resume(t, RESUME_SYSCALL, 0); /* to see whether it finishes */
 		else
@@ -407,6 +412,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	if (t->hidden) {
 		/* Only a retried call stops here in `run`: go on as it would. */
 		rec_hidden_exit(r, t, row);
+		rec_parked_ended(t); /* the next resume gives the memory back */
 		if (!r->ended && retried)
 			rec_go_on(r, t, RESUME_CONT);
 		else if (!r->ended)
@@ -414,6 +420,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		return;
 	}
 	if (!row) {
+		rec_parked_ended(t);
 		rec_go_on(r, t, RESUME_CONT);
 		return;
 	}
@@ -441,6 +448,8 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	}
 	if (r->ended)
 		return;
+	if (t->state == TASK_RUNNING)
+		rec_parked_ended(t); /* not wound back to wait (a timed poll) */
 	if (c->ret != before) {
 		regs.rax = (uint64_t)c->ret;
 		tracer_set_regs(t->tid, &regs);
@@ -560,6 +569,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		if (t->retrying && !t->pending) {
 			/* The retried call starts again: follow it to its end. */
 			rec_intr_clear(t);
+			t->parked_keep = 1;
 			rec_resume(t, RESUME_SYSCALL, 0);
 			break;
 		}
@@ -653,6 +663,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		}
 		hm_debug("task %d: signal %d", t->index, s->sig);
 		rec_intr_deliver(r, t, s->sig);
+		rec_parked_drop(t); /* a restart after its handler reads memory again */
 		rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
 		break;
 	case TRACER_FORK:

@@ -86,6 +86,7 @@ void rec_task_remove(struct rec *r, struct task *t)
 		r->running = NULL;
 		tracer_blockwatch_set(0);
 	}
+	rec_parked_free(t);
 	free(t);
 }
 
@@ -153,6 +154,10 @@ int rec_resume(struct task *t, enum resume_mode mode, int sig)
 {
 	int err;
 
+	/* Unless this resume makes its parked call again (parkargs.c). */
+	if (!t->parked_keep)
+		rec_parked_restore(t);
+	t->parked_keep = 0;
 	if (debugged && !t->system && mode == RESUME_CONT && !sig)
 		rec_cp_offer(debugged, t);
 	else if (debugged && !t->system)
@@ -194,6 +199,7 @@ void rec_run_task(struct rec *r, struct task *t)
 void rec_set_aside(struct rec *r, struct task *t, enum task_state state, enum resume_mode mode)
 {
 	t->resume = mode;
+	rec_parked_restore(t);
 	if (state == TASK_READY)
 		rec_make_ready(r, t);
 	else
@@ -250,6 +256,7 @@ void rec_park(struct rec *r, struct task *t)
 	t->retrying = 0;
 	t->outside = 0;
 	t->parked_at = r->progress;
+	rec_parked_save(t);
 	hm_trace("task %d parked", t->index);
 	rec_set_aside(r, t, TASK_PARKED, t->resume);
 }
@@ -523,6 +530,11 @@ static void retry(struct rec *r, struct task *t)
 		t->retrying = 1;
 		if (!t->pending)
 			t->resume = RESUME_SYSCALL;
+	}
+	/* made again with the arguments it entered with (parkargs.c) */
+	if (t->retrying || t->poll_retry) {
+		rec_parked_put_back(t);
+		t->parked_keep = 1;
 	}
 	rec_run_task(r, t);
 }

@@ -411,6 +411,7 @@ void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
 	 * core_sys_select(), ep_poll(), do_sigtimedwait()): signal(7). */
 	rec_intr_set(t, &regs, c->nr, -REC_ERESTARTNOHAND, 1);
 	t->intr_poll = 1;
+	rec_parked_save(t); /* retried with the array or sets it entered with */
 	rec_block(r, t, WAIT_POLL, deadline);
 	t->parked_at = r->progress;
 }

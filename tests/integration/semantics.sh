@@ -35,4 +35,5 @@ three_ways() {
 three_ways grnd "$GUESTS/grnd"
 three_ways sigrestart "$GUESTS/sigrestart" restart
 three_ways sigrestart-off "$GUESTS/sigrestart" norestart
+three_ways parkargs "$GUESTS/parkargs"
 exit 0
