@@ -91,7 +91,6 @@ void rec_intr_deliver(struct rec *r, struct task *t, int sig)
 		regs.orig_rax = (uint64_t)t->intr_nr;
 		regs.rax = (uint64_t)(long)code;
 	}
-	hm_trace("task %d: signal %d interrupts syscall %ld (%d)", t->index, sig, t->intr_nr,
-		 code);
+	hm_trace("task %d: signal %d interrupts syscall %ld (%d)", t->index, sig, t->intr_nr, code);
 	tracer_set_regs(t->tid, &regs);
 }

@@ -38,7 +38,7 @@
 /* include/linux/uio.h: UIO_MAXIOV, the most iovecs a call takes. */
 #define IOV_MAX_ENTRIES 1024
 /* What one parked call keeps, at most (larger calls keep nothing). */
-#define KEEP_MAX (256 * 1024)
+#define KEEP_MAX    (256 * 1024)
 #define REGIONS_MAX 64
 
 /* How the kernel writes a region back when the call ends. */
@@ -55,9 +55,9 @@ struct region {
 };
 
 struct rec_parked {
-	int valid;    /* holds the arguments of the call T is parked in */
-	int swapped;  /* they are in guest memory now, in place of `displaced` */
-	int ended;    /* the call made with them has returned (not restarted) */
+	int valid;   /* holds the arguments of the call T is parked in */
+	int swapped; /* they are in guest memory now, in place of `displaced` */
+	int ended;   /* the call made with them has returned (not restarted) */
 	long nr;
 	uint64_t args[6];
 	size_t n;
@@ -364,7 +364,8 @@ void rec_parked_restore(struct task *t)
 			continue;
 		}
 		for (size_t done = 0; done < p->r[i].len;) {
-			size_t k = p->r[i].len - done < sizeof(now) ? p->r[i].len - done : sizeof(now);
+			size_t k =
+				p->r[i].len - done < sizeof(now) ? p->r[i].len - done : sizeof(now);
 			const unsigned char *snap = p->snap + off + done;
 			unsigned char *mine = p->displaced + off + done;
 

@@ -51,8 +51,8 @@ static int rewind_parked(struct task *t, struct user_regs_struct *regs)
 
 	if (!t->wants_interrupt || nr < 0)
 		return 0;
-	if (ret != -EINTR && !(ret == -REC_ERESTART_RESTARTBLOCK && nr == SYS_poll &&
-			       (int)regs->rdx < 0))
+	if (ret != -EINTR &&
+	    !(ret == -REC_ERESTART_RESTARTBLOCK && nr == SYS_poll && (int)regs->rdx < 0))
 		return 0;
 	regs->rip -= 2;
 	regs->rax = regs->orig_rax;

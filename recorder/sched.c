@@ -602,8 +602,8 @@ void rec_schedule(struct rec *r)
 				rem.tv_nsec = (long)nsec;
 				tracer_write_mem(t->tid, t->poll_arg, &rem, sizeof(rem));
 			}
-			intr = t->wait == WAIT_FUTEX    ? (t->deadline < 0 ? -REC_ERESTARTSYS
-									   : -REC_ERESTARTNOHAND)
+			intr = t->wait == WAIT_FUTEX
+				       ? (t->deadline < 0 ? -REC_ERESTARTSYS : -REC_ERESTARTNOHAND)
 			       : t->wait == WAIT_TIMERFD ? -REC_ERESTARTSYS
 							 : 0;
 			rec_wake(r, t, -EINTR);

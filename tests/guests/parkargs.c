@@ -322,8 +322,7 @@ static void case_sendto(void)
 	run_case(do_sendto, change_uaddr, drain_ua, NULL);
 	/* drain_ua may have taken the X already: count it there too */
 	xa = count_x(ua);
-	printf("sendto a full socket returned %ld, the second address got %d\n", uret,
-	       count_x(ub));
+	printf("sendto a full socket returned %ld, the second address got %d\n", uret, count_x(ub));
 	(void)xa;
 	close(ua);
 	close(ub);
