@@ -103,6 +103,14 @@ struct task {
 	int priority;				    /* chaos: higher runs first */
 	uint64_t poll_arg;			    /* WAIT_POLL: the timeout argument as given;
 					 * WAIT_SLEEP: where the time left goes on EINTR */
+	int intr_code;	   /* a handled signal here ends its call as this restart
+			    * code would (interrupt.c); 0: not in such a call */
+	long intr_nr;	   /* that call */
+	int intr_rewound;  /* its rip was wound back onto the syscall instruction */
+	int intr_poll;	   /* a timed poll: its timeout is given back as well */
+	uint64_t intr_rip; /* where T stands while that holds */
+	struct rec_parked *parked; /* the arguments of the call it was parked in (parkargs.c) */
+	int parked_keep;	   /* its next resume makes that call: keep them in place */
 };
 
 enum rec_timer_kind {
@@ -449,6 +457,41 @@ long rec_poll_timeout_result(long nr);
 /* Where poll-family call C, which returned RET, leaves its output: up to
  * three regions (select's fd_sets). Returns how many. */
 int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_t len[3]);
+
+/* What a timed poll-family call T waited in leaves when a handled signal
+ * ends it with EINTR: the timeout (register, or the time left) in REGS. */
+void rec_poll_interrupted(struct rec *r, struct task *t, struct user_regs_struct *regs);
+
+/* interrupt.c: include/linux/errno.h, the kernel's restart codes. */
+#define REC_ERESTARTSYS 512
+#define REC_ERESTARTNOINTR 513
+#define REC_ERESTARTNOHAND 514
+#define REC_ERESTART_RESTARTBLOCK 516
+/* T, stopped at REGS in call NR that hermit holds (REWOUND: wound back
+ * onto its syscall instruction): a signal delivered to it there ends the
+ * call as the kernel's restart code CODE (negative) would. */
+void rec_intr_set(struct task *t, const struct user_regs_struct *regs, long nr, int code,
+		  int rewound);
+void rec_intr_clear(struct task *t);
+/* T's signal-delivery-stop for SIG, which it is resumed with: put its
+ * registers as the kernel would have them for handle_signal(). */
+void rec_intr_deliver(struct rec *r, struct task *t, int sig);
+
+/* parkargs.c: the memory a parked call's arguments point to, as it
+ * entered. At a park of T (stopped in the call): keep it, unless T is
+ * parked again in the call it was parked in. */
+void rec_parked_save(struct task *t);
+/* Before T makes its parked call again: put what it entered with in place
+ * of what other threads wrote there since. */
+void rec_parked_put_back(struct task *t);
+/* After: give the other threads' bytes back (those the kernel did not
+ * write meanwhile). Every resume that is not the call's does this. */
+void rec_parked_restore(struct task *t);
+/* T went on (a new call, a signal came): what was kept is stale. */
+void rec_parked_drop(struct task *t);
+/* T's call returned: the same, and what the kernel wrote back stays. */
+void rec_parked_ended(struct task *t);
+void rec_parked_free(struct task *t);
 
 /* sys_timer.c */
 enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);

@@ -31,29 +31,35 @@
  * the call was interrupted and will be restarted (include/linux/errno.h). */
 static int is_restart(long ret)
 {
-	return ret == -512 || ret == -513 || ret == -514 || ret == -516;
+	return ret == -REC_ERESTARTSYS || ret == -REC_ERESTARTNOINTR ||
+	       ret == -REC_ERESTARTNOHAND || ret == -REC_ERESTART_RESTARTBLOCK;
 }
 
 /*
  * Calls that hermit's PTRACE_INTERRUPT of a blocked task (a park) would
- * change: epoll_wait answers any interruption with EINTR, never a restart
- * (epoll_wait(2)), and poll with no timeout restarts as restart_syscall,
- * whose exit no row follows. Wind either back to run again, whole, when
- * the task is resumed, as the kernel does with ERESTARTNOHAND. 1 when done.
+ * change: those that answer any interruption with a plain EINTR, never a
+ * restart (epoll_wait, sigwaitinfo, semop, io_getevents, socket calls with
+ * SO_RCVTIMEO or SO_SNDTIMEO: signal(7)'s second list), and poll with no
+ * timeout, which restarts as restart_syscall, whose exit no row follows.
+ * Wind either back to run again, whole, when the task is resumed, as the
+ * kernel does with ERESTARTNOHAND; a handled signal that comes meanwhile
+ * ends it with EINTR as it would have (interrupt.c). 1 when done.
  */
 static int rewind_parked(struct task *t, struct user_regs_struct *regs)
 {
 	long nr = (long)regs->orig_rax, ret = (long)regs->rax;
 
-	if (!t->wants_interrupt)
+	if (!t->wants_interrupt || nr < 0)
 		return 0;
-	if (!(ret == -EINTR &&
-	      (nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2)) &&
-	    !(ret == -516 && nr == SYS_poll && (int)regs->rdx < 0))
+	if (ret != -EINTR &&
+	    !(ret == -REC_ERESTART_RESTARTBLOCK && nr == SYS_poll && (int)regs->rdx < 0))
 		return 0;
 	regs->rip -= 2;
 	regs->rax = regs->orig_rax;
-	return tracer_set_regs(t->tid, regs) == 0;
+	if (tracer_set_regs(t->tid, regs) < 0)
+		return 0;
+	rec_intr_set(t, regs, nr, -REC_ERESTARTNOHAND, 1);
+	return 1;
 }
 
 /* FNV-1a over the fields of an event: the run's digest. */
@@ -295,6 +301,9 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 
 	if (tracer_get_regs(t->tid, &c->regs) < 0)
 		return; /* gone; its exit follows */
+	rec_intr_clear(t); /* made again: no signal came in between */
+	if (!t->retrying && !t->poll_retry)
+		rec_parked_drop(t); /* a new call */
 	c->nr = (long)c->regs.orig_rax;
 	c->args[0] = c->regs.rdi;
 	c->args[1] = c->regs.rsi;
@@ -306,6 +315,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	row = rec_syscall_find(c->nr);
 	if (row && r->opts->mode != REC_MODE_RUN && rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
+		t->parked_keep = 1;
 		rec_hidden_entry(r, t, row);
 		return;
 	}
@@ -336,10 +346,12 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		break;
 	case REC_EXIT_STOP:
 		t->pending = row;
+		t->parked_keep = 1; /* the kernel makes it: with what it entered with */
 		rec_resume(t, RESUME_SYSCALL, 0);
 		break;
 	case REC_CONT:
 		rec_digest_event(r, t, c, 0);
+		t->parked_keep = 1;
 		if (t->retrying)
 			rec_resume(t, RESUME_SYSCALL, 0); /* to see whether it finishes */
 		else
@@ -395,6 +407,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	if (t->hidden) {
 		/* Only a retried call stops here in `run`: go on as it would. */
 		rec_hidden_exit(r, t, row);
+		rec_parked_ended(t); /* the next resume gives the memory back */
 		if (!r->ended && retried)
 			rec_go_on(r, t, RESUME_CONT);
 		else if (!r->ended)
@@ -402,6 +415,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		return;
 	}
 	if (!row) {
+		rec_parked_ended(t);
 		rec_go_on(r, t, RESUME_CONT);
 		return;
 	}
@@ -429,6 +443,8 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	}
 	if (r->ended)
 		return;
+	if (t->state == TASK_RUNNING)
+		rec_parked_ended(t); /* not wound back to wait (a timed poll) */
 	if (c->ret != before) {
 		regs.rax = (uint64_t)c->ret;
 		tracer_set_regs(t->tid, &regs);
@@ -547,6 +563,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 	case TRACER_SYSCALL_ENTRY:
 		if (t->retrying && !t->pending) {
 			/* The retried call starts again: follow it to its end. */
+			rec_intr_clear(t);
+			t->parked_keep = 1;
 			rec_resume(t, RESUME_SYSCALL, 0);
 			break;
 		}
@@ -639,6 +657,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			break;
 		}
 		hm_debug("task %d: signal %d", t->index, s->sig);
+		rec_intr_deliver(r, t, s->sig);
+		rec_parked_drop(t); /* a restart after its handler reads memory again */
 		rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
 		break;
 	case TRACER_FORK:

@@ -86,6 +86,7 @@ void rec_task_remove(struct rec *r, struct task *t)
 		r->running = NULL;
 		tracer_blockwatch_set(0);
 	}
+	rec_parked_free(t);
 	free(t);
 }
 
@@ -153,6 +154,10 @@ int rec_resume(struct task *t, enum resume_mode mode, int sig)
 {
 	int err;
 
+	/* Unless this resume makes its parked call again (parkargs.c). */
+	if (!t->parked_keep)
+		rec_parked_restore(t);
+	t->parked_keep = 0;
 	if (debugged && !t->system && mode == RESUME_CONT && !sig)
 		rec_cp_offer(debugged, t);
 	else if (debugged && !t->system)
@@ -194,6 +199,7 @@ void rec_run_task(struct rec *r, struct task *t)
 void rec_set_aside(struct rec *r, struct task *t, enum task_state state, enum resume_mode mode)
 {
 	t->resume = mode;
+	rec_parked_restore(t);
 	if (state == TASK_READY)
 		rec_make_ready(r, t);
 	else
@@ -223,6 +229,7 @@ void rec_wake(struct rec *r, struct task *t, long ret)
 		 * at the deadline, step past it with the result instead. */
 		if (t->deadline >= 0 && r->clock.now_ns >= t->deadline) {
 			rec_poll_timed_out(r, t, regs);
+			rec_intr_clear(t);
 			regs->rip += 2;
 			regs->rax = (uint64_t)ret;
 			t->poll_retry = 0;
@@ -249,6 +256,7 @@ void rec_park(struct rec *r, struct task *t)
 	t->retrying = 0;
 	t->outside = 0;
 	t->parked_at = r->progress;
+	rec_parked_save(t);
 	hm_trace("task %d parked", t->index);
 	rec_set_aside(r, t, TASK_PARKED, t->resume);
 }
@@ -371,10 +379,15 @@ void rec_fire_due(struct rec *r)
 	}
 }
 
-/* Signals whose default action is to do nothing (signal(7)). */
+/* Signals whose default action is to do nothing (signal(7)), and those
+ * whose default is to stop: a stopped sleep or wait goes on when
+ * continued (restart_syscall), it does not end with EINTR. */
 #define DEFAULT_IGNORED                                                                \
 	((1ULL << (SIGCHLD - 1)) | (1ULL << (SIGURG - 1)) | (1ULL << (SIGWINCH - 1)) | \
 	 (1ULL << (SIGCONT - 1)))
+#define DEFAULT_STOP                                                                   \
+	((1ULL << (SIGSTOP - 1)) | (1ULL << (SIGTSTP - 1)) | (1ULL << (SIGTTIN - 1)) | \
+	 (1ULL << (SIGTTOU - 1)))
 
 /*
  * Whether TID has a signal pending that would end a wait: not blocked, and
@@ -399,7 +412,7 @@ static int signal_pending(pid_t tid)
 		sscanf(line, "SigCgt: %llx", &cgt);
 	}
 	fclose(f);
-	return ((pnd | shd) & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED))) != 0;
+	return ((pnd | shd) & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED & ~DEFAULT_STOP))) != 0;
 }
 
 static struct task *next_where(struct rec *r, int (*ok)(const struct rec *, const struct task *))
@@ -518,6 +531,11 @@ static void retry(struct rec *r, struct task *t)
 		if (!t->pending)
 			t->resume = RESUME_SYSCALL;
 	}
+	/* made again with the arguments it entered with (parkargs.c) */
+	if (t->retrying || t->poll_retry) {
+		rec_parked_put_back(t);
+		t->parked_keep = 1;
+	}
 	rec_run_task(r, t);
 }
 
@@ -544,6 +562,7 @@ void rec_schedule(struct rec *r)
 {
 	struct task *t;
 	int64_t due;
+	int intr;
 
 	while (!r->ended && r->ntasks) {
 		rec_fire_due(r);
@@ -583,7 +602,16 @@ void rec_schedule(struct rec *r)
 				rem.tv_nsec = (long)nsec;
 				tracer_write_mem(t->tid, t->poll_arg, &rem, sizeof(rem));
 			}
+			intr = t->wait == WAIT_FUTEX
+				       ? (t->deadline < 0 ? -REC_ERESTARTSYS : -REC_ERESTARTNOHAND)
+			       : t->wait == WAIT_TIMERFD ? -REC_ERESTARTSYS
+							 : 0;
 			rec_wake(r, t, -EINTR);
+			/* futex_wait(): -ERESTARTSYS, or with a timeout
+			 * -ERESTART_RESTARTBLOCK (EINTR whatever SA_RESTART);
+			 * timerfd_read(): -ERESTARTSYS. A sleep is EINTR. */
+			if (intr)
+				rec_intr_set(t, &t->call.regs, t->call.nr, intr, 0);
 			continue;
 		}
 		due = next_deadline(r);

@@ -207,6 +207,16 @@ static void finish(struct rec *r, struct task *t, const struct timeout_arg *a,
 				      : 0);
 }
 
+void rec_poll_interrupted(struct rec *r, struct task *t, struct user_regs_struct *regs)
+{
+	struct timeout_arg a;
+
+	/* core_sys_select() leaves the sets as given on EINTR: they are. */
+	if (timeout_arg(t->call.nr, &a) == 0)
+		finish(r, t, &a, regs);
+	t->poll_retry = 0;
+}
+
 void rec_poll_timed_out(struct rec *r, struct task *t, struct user_regs_struct *regs)
 {
 	struct timeout_arg a;
@@ -397,6 +407,11 @@ void rec_sys_poll_exit(struct rec *r, struct task *t, struct rec_call *c)
 	regs.rax = (uint64_t)c->nr;
 	tracer_set_regs(t->tid, &regs);
 	t->call.regs = regs;
+	/* A handled signal ends the wait with EINTR (do_sys_poll(),
+	 * core_sys_select(), ep_poll(), do_sigtimedwait()): signal(7). */
+	rec_intr_set(t, &regs, c->nr, -REC_ERESTARTNOHAND, 1);
+	t->intr_poll = 1;
+	rec_parked_save(t); /* retried with the array or sets it entered with */
 	rec_block(r, t, WAIT_POLL, deadline);
 	t->parked_at = r->progress;
 }

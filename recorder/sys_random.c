@@ -16,6 +16,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -25,10 +26,18 @@
 #include "common/common.h"
 #include "internal.h"
 
+#ifndef GRND_NONBLOCK
+#define GRND_NONBLOCK 0x0001
+#endif
+#ifndef GRND_RANDOM
+#define GRND_RANDOM 0x0002
+#endif
 #ifndef GRND_INSECURE
 #define GRND_INSECURE 0x0004
 #endif
-#define GRND_ALL (0x0001 | 0x0002 | GRND_INSECURE)
+
+/* include/linux/fs.h: MAX_RW_COUNT, the most one read or write moves. */
+#define MAX_RW_COUNT (INT_MAX & ~4095L)
 
 /* Fill LEN bytes at ADDR in TID from the PRNG; bytes written or -EFAULT. */
 static long fill(struct rec *r, pid_t tid, uint64_t addr, size_t len)
@@ -47,17 +56,29 @@ static long fill(struct rec *r, pid_t tid, uint64_t addr, size_t len)
 	return (long)done;
 }
 
+/*
+ * drivers/char/random.c, SYSCALL_DEFINE3(getrandom, char __user *, ubuf,
+ * size_t, len, unsigned int, flags): the flags are an unsigned int, so the
+ * upper half of the register is not looked at; unknown bits, and
+ * GRND_INSECURE with GRND_RANDOM, are EINVAL. The PRNG is always ready
+ * (crng_ready()), so GRND_NONBLOCK never gives EAGAIN. import_ubuf()
+ * cuts the length to MAX_RW_COUNT.
+ */
 enum rec_action rec_sys_getrandom(struct rec *r, struct task *t, struct rec_call *c)
 {
+	unsigned int flags = (unsigned int)c->args[2];
 	size_t len = c->args[1];
 
-	if (c->args[2] & ~(uint64_t)GRND_ALL) {
+	if (flags & ~(unsigned int)(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE)) {
 		c->ret = -EINVAL;
 		return REC_EMULATED;
 	}
-	/* drivers/char/random.c caps one call at MAX_RW_COUNT; so do we, lower. */
-	if (len > (32u << 20))
-		len = 32u << 20;
+	if ((flags & (GRND_INSECURE | GRND_RANDOM)) == (GRND_INSECURE | GRND_RANDOM)) {
+		c->ret = -EINVAL;
+		return REC_EMULATED;
+	}
+	if (len > (size_t)MAX_RW_COUNT)
+		len = (size_t)MAX_RW_COUNT;
 	c->ret = fill(r, t->tid, c->args[0], len);
 	return REC_EMULATED;
 }

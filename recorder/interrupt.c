@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a handled signal does to a call hermit holds (signal(7),
+ * "Interruption of system calls and library functions by signal
+ * handlers").
+ *
+ * The kernel decides that in handle_signal() (arch/x86/kernel/signal.c)
+ * from the call's result: -ERESTARTNOHAND and -ERESTART_RESTARTBLOCK
+ * become EINTR, -ERESTARTSYS becomes EINTR unless the handler has
+ * SA_RESTART (then the call is made again), -ERESTARTNOINTR is always made
+ * again; with no handler, arch_do_signal_or_restart() makes every one of
+ * them again. A call hermit holds does not stand that way when the signal
+ * comes: a parked call hermit wound back onto its syscall instruction
+ * (epoll_wait, whose interruption is a plain EINTR; poll, whose restart
+ * would be restart_syscall), a timed poll waiting wound back, or an
+ * emulated wait (futex, a timerfd read) skipped with EINTR at its entry.
+ *
+ * So such a task carries what the kernel would have returned (t->intr_code)
+ * and where it stands (t->intr_rip). At its signal-delivery-stop, which
+ * comes before handle_signal() looks at the registers, the registers are
+ * put as the kernel would have left them: past the syscall instruction,
+ * orig_rax the call, rax the restart code. The kernel then decides with
+ * the handler's own flags, which hermit never has to know.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "internal.h"
+
+void rec_intr_set(struct task *t, const struct user_regs_struct *regs, long nr, int code,
+		  int rewound)
+{
+	t->intr_code = code;
+	t->intr_nr = nr;
+	t->intr_rewound = rewound;
+	t->intr_poll = 0;
+	t->intr_rip = regs->rip;
+}
+
+void rec_intr_clear(struct task *t)
+{
+	t->intr_code = 0;
+	t->intr_poll = 0;
+}
+
+/* Whether TID has a handler for SIG (its SigCgt in /proc/TID/status). */
+static int caught(pid_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long cgt = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigCgt: %llx", &cgt) == 1)
+			break;
+	}
+	fclose(f);
+	return sig >= 1 && sig <= 64 && (cgt >> (sig - 1) & 1);
+}
+
+void rec_intr_deliver(struct rec *r, struct task *t, int sig)
+{
+	struct user_regs_struct regs;
+	int code = t->intr_code;
+
+	if (!code)
+		return;
+	rec_intr_clear(t);
+	if (tracer_get_regs(t->tid, &regs) < 0 || regs.rip != t->intr_rip)
+		return; /* it went on since: the signal meets it elsewhere */
+	if (!caught(t->tid, sig)) {
+		/* No handler runs: the kernel makes the call again. A call wound
+		 * back is made again as it stands; one skipped is wound back. */
+		if (t->intr_rewound)
+			return;
+		regs.orig_rax = (uint64_t)t->intr_nr;
+		regs.rax = (uint64_t)(long)-REC_ERESTARTNOINTR;
+	} else {
+		if (t->intr_poll)
+			rec_poll_interrupted(r, t, &regs);
+		if (t->intr_rewound)
+			regs.rip += 2;
+		regs.orig_rax = (uint64_t)t->intr_nr;
+		regs.rax = (uint64_t)(long)code;
+	}
+	hm_trace("task %d: signal %d interrupts syscall %ld (%d)", t->index, sig, t->intr_nr, code);
+	tracer_set_regs(t->tid, &regs);
+}
