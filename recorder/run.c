@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -160,7 +161,7 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 	tgid = t->tgid;
 	guest = t->system == 0;
 	if (guest && t->tid == t->tgid)
-		tracer_sites_drop(tgid);
+		tracer_ticks_drop(tgid);
 	rec_task_remove(r, t);
 	/* The kernel cleared its tid word and released its robust futexes. */
 	if (guest)
@@ -309,7 +310,8 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->args[5] = c->regs.r9;
 	c->ret = 0;
 	row = rec_syscall_find(c->nr);
-	if (row && r->opts->mode != REC_MODE_RUN && rec_call_hidden(row, c)) {
+	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden == HIDDEN_RECORD) &&
+	    rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
 		rec_hidden_entry(r, t, row);
 		return;
@@ -595,7 +597,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				break;
 			}
 			if (tracer_get_regs(t->tid, &regs) == 0 &&
-			    tracer_sites_live(t->tgid, regs.rip - 1) &&
+			    rec_int3_site(t, regs.rip - 1) &&
 			    rec_replay_spin_hit(r, t, 1))
 				break;
 		}
@@ -643,7 +645,28 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
-		hm_debug("task %d: signal %d", t->index, s->sig);
+		if (hm_log_enabled(HM_LOG_DEBUG)) {
+			struct user_regs_struct regs;
+
+			unsigned char b[8] = { 0 };
+
+			if (tracer_get_regs(t->tid, &regs) == 0) {
+				tracer_read_mem(t->tid, regs.rip, b, sizeof(b));
+				{
+					char mp[64], ln[512];
+					FILE *mf;
+
+					snprintf(mp, sizeof(mp), "/proc/%d/maps", t->tid);
+					mf = fopen(mp, "re");
+					while (mf && fgets(ln, sizeof(ln), mf))
+						hm_trace("maps: %s", ln);
+					if (mf)
+						fclose(mf);
+				}
+				hm_debug("task %d: signal %d at pc %#llx (%02x %02x %02x %02x %02x %02x %02x %02x)", t->index, s->sig,
+					 (unsigned long long)regs.rip, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+			}
+		}
 		rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
 		break;
 	case TRACER_FORK:
@@ -725,10 +748,12 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 	 * shows it does not spin: its spin watch starts again. */
 	if (t == r->running && s->kind != TRACER_EVENT_STOP)
 		tracer_blockwatch_touch();
-	if (t->system == 1)
+	if (t->system == 1) {
 		on_system_stop(r, t, s);
-	else
+	} else {
+		rec_ticks_stop(r, t);
 		on_guest_stop(r, t, s);
+	}
 }
 
 static void end_system_tasks(struct rec *r)
@@ -811,8 +836,13 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		const struct rec_syscall *row = rec_syscall_row(i);
 
 		/* Where a log is kept, every call of a row stops (capture.c). */
-		if (row->hidden == HIDDEN_RECORD && opts->mode != REC_MODE_RECORD)
-			continue;
+		if (row->hidden == HIDDEN_RECORD && opts->mode != REC_MODE_RECORD) {
+			if (row->nr != SYS_mmap)
+				continue;
+			/* Code mapped from a file is patched to count ticks. */
+			traps[ntraps].mask_arg = 2;
+			traps[ntraps].mask = PROT_EXEC;
+		}
 		if (row->hidden == HIDDEN_LOG && opts->mode == REC_MODE_RUN)
 			continue;
 		traps[ntraps].nr = row->nr;
@@ -917,7 +947,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	tracer_bp_clear();
 	end_system_tasks(&r);
 	tracer_tsc_free();
-	tracer_sites_free();
+	tracer_ticks_free();
 	while (r.ntasks)
 		rec_task_remove(&r, r.tasks[0]);
 	free(r.tasks);

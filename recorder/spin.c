@@ -74,7 +74,7 @@ void rec_replay_arm_spin(struct rec *r)
 	if (tracer_bp_active(&at, &in) && in == t->tgid && at == (uint64_t)ev->fields[3])
 		return;
 	/* A site's int3 already stops there (while its budget lasts). */
-	if (tracer_sites_live(t->tgid, (uint64_t)ev->fields[3]))
+	if (rec_int3_site(t, (uint64_t)ev->fields[3]))
 		return;
 	if (tracer_bp_set(t->tgid, (uint64_t)ev->fields[3]) < 0)
 		hm_debug("cannot set a breakpoint at %#llx for task %d",
