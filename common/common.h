@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * common: the base every layer stands on. Error reporting and the log,
- * allocation that dies on exhaustion, RFC 3339 and duration parsing, a
- * growable byte buffer, xz streams, the data directory and its recordings,
- * JSON documents in files and a content-addressed file store. Nothing here
- * knows about tracing.
+ * allocation that dies on exhaustion, RFC 3339 and duration parsing,
+ * FNV-1a digests, a growable byte buffer, xz streams, the data directory
+ * and its recordings, JSON documents in files and a content-addressed file
+ * store. Nothing here knows about tracing.
  */
 #ifndef HERMIT_COMMON_H
 #define HERMIT_COMMON_H
@@ -85,6 +85,15 @@ int hm_parse_duration(const char *s, int64_t *ns);
 /* Split NS into whole seconds (rounded down) and 0 <= *nsec < 1e9, as
  * timespec wants it also before 1970. */
 void hm_ns_split(int64_t ns, int64_t *sec, int64_t *nsec);
+
+/* ---- fnv.c: FNV-1a 64 ---- */
+
+#define HM_FNV1A_INIT  0xcbf29ce484222325ULL /* the offset basis */
+#define HM_FNV1A_PRIME 0x100000001b3ULL
+
+/* H (HM_FNV1A_INIT to start) carried on over the N bytes at P: digesting
+ * a buffer in pieces gives what digesting it whole does. */
+uint64_t hm_fnv1a(uint64_t h, const void *p, size_t n);
 
 /* ---- buf.c: a growable byte buffer (git's strbuf) ---- */
 

@@ -17,6 +17,9 @@
  *     REC_EV_INPUT frames;
  *   - the results of poll, select and epoll calls that watch descriptors
  *     from outside (sys_poll.c);
+ *   - writes and sends to the outside, which a replay runs again: hidden
+ *     too, their REC_EV_OUTPUT frames carry the result and a digest of the
+ *     bytes (sent.c), which the replay's must match;
  *   - the files the program maps (executables, libraries, mapped data):
  *     copied into files/ at exec and at each mmap of a file.
  *
@@ -340,6 +343,7 @@ static void make_record(const struct task *t, const struct rec_call *c, int kind
 	memcpy(&ev->fields[3], c->args, sizeof(c->args));
 	ev->fields[9] = c->ret;
 	ev->fields[10] = (int64_t)t->tick_count;
+	ev->fields[11] = (int64_t)t->out_digest;
 }
 
 /* Same event, results apart; completed calls match whether the kernel ran
@@ -429,6 +433,41 @@ static void log_input(struct rec *r, struct task *t, const struct rec_call *c)
 }
 
 /*
+ * A write to the outside ended (C with its result): record its output
+ * frame, or compare it with the log's. The bytes went out in the replay
+ * too (they are its stdout); a digest or a result that differs is a
+ * divergence at this frame.
+ */
+static void log_output(struct rec *r, struct task *t, const struct rec_syscall *row,
+		       const struct rec_call *c)
+{
+	const struct rec_event_record *want;
+	const unsigned char *p;
+	struct rec_event_record ev;
+	size_t n;
+	int same;
+
+	t->out_digest = rec_sent_digest(t, row, c);
+	make_record(t, c, REC_EV_OUTPUT, &ev);
+	if (r->opts->mode == REC_MODE_RECORD) {
+		t->out_digest = 0;
+		rec_log_write(r->opts->log, &ev, NULL, 0);
+		r->frames++;
+		return;
+	}
+	same = recorded(r, t, c, REC_EV_OUTPUT, &want, &p, &n);
+	t->out_digest = 0;
+	if (!same)
+		return;
+	if (REC_EV_RET(want) != REC_EV_RET(&ev) || REC_EV_OUT(want) != REC_EV_OUT(&ev)) {
+		rec_diverged(r, want, &ev, NULL);
+		return;
+	}
+	r->opts->source->take(r->opts->source->ctx);
+	r->frames++;
+}
+
+/*
  * Replay, a read that runs: ask the kernel for no more than the recording
  * got. A stream socket or pipe may hold more now than it did then (the
  * sender's data arrives as the kernel pleases), and what this read takes
@@ -465,7 +504,7 @@ int rec_replay_completes(struct rec *r, struct task *t)
 
 	if (!t->hidden || !t->pending)
 		return 0;
-	make_record(t, &t->call, REC_EV_INPUT, &want);
+	make_record(t, &t->call, t->sends_out ? REC_EV_OUTPUT : REC_EV_INPUT, &want);
 	if (r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
 	    memcmp(ev->fields, want.fields, 9 * sizeof(int64_t)) != 0)
 		return 0;
@@ -510,6 +549,14 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 	size_t n;
 	int retried;
 
+	if (row->sent != SENT_NONE) {
+		t->sends_out = rec_fd_to_outside(r, t->tid, (int)c->args[0]);
+		if (!t->sends_out && !t->retrying) {
+			/* To the guest itself: nothing to keep, no exit to see. */
+			rec_resume(t, RESUME_CONT, 0);
+			return;
+		}
+	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
 	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
 		c->regs.orig_rax = (uint64_t)-1;
@@ -564,6 +611,13 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 	t->due_since = 0;
 	if (tracer_get_regs(t->tid, &regs) < 0)
 		return;
+	if (row->sent != SENT_NONE) {
+		c->ret = (long)regs.rax;
+		if (t->sends_out)
+			log_output(r, t, row, c);
+		t->sends_out = 0;
+		return;
+	}
 	if (row->out == OUT_NONE) {
 		rec_preempt_mapped(r, t, c, (long)regs.rax);
 		/* mmap of a file: keep a copy of it. */
@@ -771,9 +825,14 @@ void rec_diverged(struct rec *r, const struct rec_event_record *want,
 	}
 	rec_event_describe(got, b, sizeof(b));
 	if (want) {
+		/* The same call with the same result, other bytes sent out. */
+		int output = REC_EV_OUT(want) != REC_EV_OUT(got) &&
+			     memcmp(want->fields, got->fields, 11 * sizeof(int64_t)) == 0;
+
 		rec_event_describe(want, a, sizeof(a));
-		hm_error("replay diverged at event %llu: the recording has %s, the replay made %s",
-			 (unsigned long long)r->frames, a, b);
+		hm_error(
+			"replay diverged at event %llu: %sthe recording has %s, the replay made %s",
+			(unsigned long long)r->frames, output ? "the output differs: " : "", a, b);
 	} else if (why) {
 		hm_error("replay stopped at event %llu: %s (the replay made %s)",
 			 (unsigned long long)r->frames, why, b);

@@ -77,6 +77,7 @@ struct task {
 	int64_t due_since;		   /* replay: when it blocked in a read the log has done */
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
+	int sends_out;			   /* that call writes outside: an output frame follows */
 	uint64_t clear_tid;		   /* the word its clone asked the kernel to clear
 					    * when it ends (CLONE_CHILD_CLEARTID), 0: none */
 	struct rec_call call;
@@ -215,6 +216,15 @@ enum rec_out {
 		    * only for calls that watch the outside; the row's exit runs after */
 };
 
+/* What a syscall sends outside, whose digest a log keeps (sent.c). */
+enum rec_sent {
+	SENT_NONE,
+	SENT_BUF,  /* args[1] points to the ret bytes sent: write, pwrite64, sendto */
+	SENT_IOV,  /* args[1] is an iovec array, args[2] long: ret bytes (writev...) */
+	SENT_MSG,  /* sendmsg: ret bytes of the iovecs of the msghdr at args[1] */
+	SENT_MMSG, /* sendmmsg: ret mmsghdrs at args[1], msg_len bytes of each */
+};
+
 /* Rows that stop only where a log is kept (capture.c). */
 enum rec_hidden {
 	SHOWN,	       /* a scheduling point in every mode */
@@ -233,6 +243,7 @@ struct rec_syscall {
 	int out_arg;
 	unsigned out_size;
 	enum rec_hidden hidden;
+	enum rec_sent sent; /* what it sends, digested when it leads outside */
 };
 
 /* syscalls.c: answer an emulated call by writing N bytes at ADDR in the
@@ -299,6 +310,14 @@ static inline int rec_open_writes(long flags)
 {
 	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
 }
+
+/* sent.c: whether descriptor FD of task TID leads outside the guest for
+ * a write: anything but the guest's own pipes, sockets and eventfds. */
+int rec_fd_to_outside(const struct rec *r, pid_t tid, int fd);
+/* FNV-1a of the bytes call C of ROW (at its exit, result c->ret) sent,
+ * read from T's buffers; 0 when it sent none. */
+uint64_t rec_sent_digest(const struct task *t, const struct rec_syscall *row,
+			 const struct rec_call *c);
 
 /* Record: an open (C) that may write a file: keep the file as it was
  * before the run's first such open, or that it did not exist. */

@@ -29,9 +29,10 @@ enum rec_mode {
 
 /*
  * Event kinds, in the digest and in the event log. The first seven are the
- * scheduling points every mode sees; REC_EV_INPUT events exist only in
- * recordings: the bytes a syscall brought in that `hermit run` lets run
- * without a stop (reads), and REC_EV_END closes a log.
+ * scheduling points every mode sees; REC_EV_INPUT and REC_EV_OUTPUT events
+ * exist only in recordings, for syscalls that `hermit run` lets run without
+ * a stop: the bytes a read brought in, the digest of what a write sent out.
+ * REC_EV_END closes a log.
  */
 enum rec_event_kind {
 	REC_EV_CONT = 0,     /* a stopped syscall that ran as it was */
@@ -44,6 +45,8 @@ enum rec_event_kind {
 	REC_EV_SIGNAL = 7,   /* a signal from outside (the terminal, a kill) delivered: args[0] */
 	REC_EV_READY = 8,    /* a timed poll on the outside became ready before its time */
 	REC_EV_INPUT = 16,   /* log only: a read's result and bytes (payload) */
+	REC_EV_OUTPUT = 17,  /* log only: a write to the outside: its result and the
+			      * digest of the bytes it sent (REC_EV_OUT), no payload */
 	REC_EV_END = 32,     /* log only: the end; fields[1] hermit's exit status */
 };
 

@@ -60,12 +60,7 @@ static int rewind_parked(struct task *t, struct user_regs_struct *regs)
 /* FNV-1a over the fields of an event: the run's digest. */
 static void digest(struct rec *r, const void *p, size_t n)
 {
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		r->digest ^= b[i];
-		r->digest *= 0x100000001b3ULL;
-	}
+	r->digest = hm_fnv1a(r->digest, p, n);
 }
 
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind)
@@ -822,7 +817,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 
 	memset(&r, 0, sizeof(r));
 	r.opts = opts;
-	r.digest = 0xcbf29ce484222325ULL;
+	r.digest = HM_FNV1A_INIT;
 	rec_clock_init(&r.clock, opts->epoch_ns);
 	rec_prng_init(&r.prng, opts->seed);
 	r.fs = rec_fsvirt_new(start_real_ns());

@@ -160,6 +160,8 @@ int replay_log_check(const char *path, struct replay_log_check *out)
 			out->exit_status = (int)ev->fields[1];
 		} else if (REC_EV_KIND(ev) == REC_EV_INPUT) {
 			out->inputs++;
+		} else if (REC_EV_KIND(ev) == REC_EV_OUTPUT) {
+			out->outputs++;
 		} else {
 			out->events++;
 		}

@@ -31,12 +31,13 @@ void replay_log_close(struct replay_log *log);
 
 /* Summary of a whole log, read once from end to end. */
 struct replay_log_check {
-	uint64_t frames; /* frames, the end frame included */
-	uint64_t events; /* scheduling events (the digest's) */
-	uint64_t inputs; /* REC_EV_INPUT frames */
-	int complete;	 /* it has its end frame */
-	int exit_status; /* from the end frame */
-	int error;	 /* 0, or -errno where reading stopped */
+	uint64_t frames;  /* frames, the end frame included */
+	uint64_t events;  /* scheduling events (the digest's) */
+	uint64_t inputs;  /* REC_EV_INPUT frames */
+	uint64_t outputs; /* REC_EV_OUTPUT frames */
+	int complete;	  /* it has its end frame */
+	int exit_status;  /* from the end frame */
+	int error;	  /* 0, or -errno where reading stopped */
 };
 
 /* Read the log at PATH to its end. 0 (see *out) or -errno to open it. */

@@ -2,7 +2,7 @@
 /*
  * Unit tests for common/: RFC 3339 timestamps and durations (what --epoch
  * and the timeout options accept), log levels and messages, the allocation
- * wrappers and the growable buffer, xz streams, the data directory, JSON
+ * wrappers, FNV-1a, the growable buffer, xz streams, the data directory, JSON
  * files and the file store. Expected values are worked out by hand or with
  * date(1) and sha256sum(1), never by calling the code under test, so each
  * assertion can fail; timestamps are compared in nanoseconds since the Unix
@@ -532,6 +532,40 @@ static void test_xmalloc(void **state)
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(z[i], 0);
 	free(z);
+}
+
+/* ---- fnv.c ---- */
+
+/* The FNV-1a 64 test vectors of Landon Curt Noll's fnv test suite
+ * (test_fnv.c), also in draft-eastlake-fnv; the last one worked out with
+ * a few lines of Python apart from this code. */
+static void test_fnv1a_known_values(void **state)
+{
+	(void)state;
+	assert_int_equal(hm_fnv1a(HM_FNV1A_INIT, "", 0), 0xcbf29ce484222325ULL);
+	assert_int_equal(hm_fnv1a(HM_FNV1A_INIT, "a", 1), 0xaf63dc4c8601ec8cULL);
+	assert_int_equal(hm_fnv1a(HM_FNV1A_INIT, "foobar", 6), 0x85944171f73967e8ULL);
+	assert_int_equal(hm_fnv1a(HM_FNV1A_INIT, "hello, world\n", 13), 0xe60e7ee648829675ULL);
+}
+
+/* Pieces digest as the whole, whatever the cut; one byte changed shows. */
+static void test_fnv1a_pieces(void **state)
+{
+	static const char text[] = "total 60000000\n";
+	size_t n = sizeof(text) - 1;
+	uint64_t whole = hm_fnv1a(HM_FNV1A_INIT, text, n);
+	char other[sizeof(text)];
+
+	(void)state;
+	for (size_t cut = 0; cut <= n; cut++)
+		assert_int_equal(hm_fnv1a(hm_fnv1a(HM_FNV1A_INIT, text, cut), text + cut, n - cut),
+				 whole);
+	memcpy(other, text, sizeof(text));
+	other[8] = '1';
+	assert_int_not_equal(hm_fnv1a(HM_FNV1A_INIT, other, n), whole);
+	/* Where a piece ends is not part of the digest, but the bytes' order is. */
+	memcpy(other, "total 06000000\n", sizeof(text));
+	assert_int_not_equal(hm_fnv1a(HM_FNV1A_INIT, other, n), whole);
 }
 
 /* ---- buf.c ---- */
@@ -1652,6 +1686,8 @@ int main(void)
 		cmocka_unit_test(test_log_file),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_xmalloc),
+		cmocka_unit_test(test_fnv1a_known_values),
+		cmocka_unit_test(test_fnv1a_pieces),
 		cmocka_unit_test(test_buf_init_free),
 		cmocka_unit_test(test_buf_add),
 		cmocka_unit_test(test_buf_addf),

@@ -21,8 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -377,6 +381,128 @@ static struct handler_env *handler_env(void **state, int64_t epoch, int64_t now)
 	rec_clock_init(&env->r.clock, epoch);
 	rec_clock_advance(&env->r.clock, now);
 	return env;
+}
+
+/* ---- sent.c, against this process ---- */
+
+/* What rec_sent_digest must give for N bytes at P: hm_fnv1a (checked
+ * against the published vectors in test_common) from the start. */
+static uint64_t fnv(const void *p, size_t n)
+{
+	return hm_fnv1a(HM_FNV1A_INIT, p, n);
+}
+
+static uint64_t sent(struct handler_env *env, long nr, uint64_t buf, uint64_t n, long ret)
+{
+	env->c.nr = nr;
+	env->c.args[0] = 1;
+	env->c.args[1] = buf;
+	env->c.args[2] = n;
+	env->c.ret = ret;
+	return rec_sent_digest(&env->t, rec_syscall_find(nr), &env->c);
+}
+
+/* The bytes the result says went, from the buffer or the iovecs, whatever
+ * the cut; none for a failed call or one that sent nothing. */
+static void test_sent_digest_buf_iov(void **state)
+{
+	struct handler_env *env = handler_env(state, 0, 0);
+	static const char text[] = "total 60000000\n";
+	char a[] = "tot", b[] = "al 6", c[] = "0000000\n";
+	struct iovec iov[4] = { { a, 3 }, { NULL, 0 }, { b, 4 }, { c, 8 } };
+	uint64_t at = (uint64_t)(uintptr_t)text, v = (uint64_t)(uintptr_t)iov;
+
+	assert_int_equal(sent(env, SYS_write, at, 15, 15), fnv(text, 15));
+	assert_int_equal(sent(env, SYS_pwrite64, at, 15, 15), fnv(text, 15));
+	assert_int_equal(sent(env, SYS_sendto, at, 15, 15), fnv(text, 15));
+	assert_int_equal(sent(env, SYS_write, at, 15, 7), fnv(text, 7)); /* a short write */
+	assert_int_equal(sent(env, SYS_write, at, 15, 0), 0);
+	assert_int_equal(sent(env, SYS_write, at, 15, -EPIPE), 0);
+	assert_int_equal(sent(env, SYS_writev, v, 4, 15), fnv(text, 15));
+	assert_int_equal(sent(env, SYS_pwritev, v, 4, 15), fnv(text, 15));
+	assert_int_equal(sent(env, SYS_pwritev2, v, 4, 5), fnv(text, 5));
+	assert_int_equal(sent(env, SYS_writev, v, 3, 7), fnv(text, 7));
+	assert_int_equal(sent(env, SYS_writev, v, 4, -EFAULT), 0);
+	/* one byte other, another digest */
+	c[6] = '1';
+	assert_int_not_equal(sent(env, SYS_writev, v, 4, 15), fnv(text, 15));
+}
+
+/* sendmsg: the data of the iovecs, never the address or control data;
+ * sendmmsg: each message's length, then its data, for the ret sent. */
+static void test_sent_digest_msg(void **state)
+{
+	struct handler_env *env = handler_env(state, 0, 0);
+	char a[] = "ping", b[] = "pong!", name[16] = "address";
+	struct iovec iov[2] = { { a, 4 }, { b, 5 } };
+	struct mmsghdr mm[2];
+	struct msghdr mh;
+	uint64_t want;
+	uint32_t len;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = name;
+	mh.msg_namelen = sizeof(name);
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	assert_int_equal(sent(env, SYS_sendmsg, (uint64_t)(uintptr_t)&mh, 0, 9),
+			 fnv("pingpong!", 9));
+	assert_int_equal(sent(env, SYS_sendmsg, (uint64_t)(uintptr_t)&mh, 0, 6), fnv("pingpo", 6));
+
+	memset(mm, 0, sizeof(mm));
+	mm[0].msg_hdr.msg_iov = &iov[0];
+	mm[0].msg_hdr.msg_iovlen = 1;
+	mm[0].msg_len = 4;
+	mm[1].msg_hdr.msg_iov = &iov[1];
+	mm[1].msg_hdr.msg_iovlen = 1;
+	mm[1].msg_len = 5;
+	len = 4;
+	want = hm_fnv1a(hm_fnv1a(HM_FNV1A_INIT, &len, 4), "ping", 4);
+	assert_int_equal(sent(env, SYS_sendmmsg, (uint64_t)(uintptr_t)mm, 2, 1), want);
+	len = 5;
+	want = hm_fnv1a(hm_fnv1a(want, &len, 4), "pong!", 5);
+	assert_int_equal(sent(env, SYS_sendmmsg, (uint64_t)(uintptr_t)mm, 2, 2), want);
+	/* the same bytes cut into other messages are another sending */
+	mm[0].msg_len = 3;
+	assert_int_not_equal(sent(env, SYS_sendmmsg, (uint64_t)(uintptr_t)mm, 2, 2), want);
+}
+
+/* Outside for a write: files, devices, hermit's own pipes, sockets with
+ * --network=host; not the guest's own pipes, sockets and eventfds, nor a
+ * descriptor that is not open. */
+static void test_fd_to_outside(void **state)
+{
+	struct handler_env *env = handler_env(state, 0, 0);
+	struct rec_options opts;
+	int own[2], inside[2], sv[2], efd, null, file;
+	char path[] = "/tmp/hermit-test-sent.XXXXXX";
+
+	memset(&opts, 0, sizeof(opts));
+	env->r.opts = &opts;
+	assert_int_equal(pipe(own), 0);
+	rec_note_outside(&env->r); /* every pipe open now is hermit's own */
+	assert_int_equal(pipe(inside), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	efd = eventfd(0, 0);
+	null = open("/dev/null", O_WRONLY);
+	file = mkstemp(path);
+	assert_true(efd >= 0 && null >= 0 && file >= 0);
+	unlink(path);
+	int fds[] = { own[0], own[1], inside[0], inside[1], sv[0], sv[1], efd, null, file };
+
+	assert_true(rec_fd_to_outside(&env->r, env->t.tid, own[1]));
+	assert_true(rec_fd_to_outside(&env->r, env->t.tid, null));
+	assert_true(rec_fd_to_outside(&env->r, env->t.tid, file));
+	assert_false(rec_fd_to_outside(&env->r, env->t.tid, inside[1]));
+	assert_false(rec_fd_to_outside(&env->r, env->t.tid, sv[0]));
+	assert_false(rec_fd_to_outside(&env->r, env->t.tid, efd));
+	assert_false(rec_fd_to_outside(&env->r, env->t.tid, 999));
+	opts.network_host = 1;
+	assert_true(rec_fd_to_outside(&env->r, env->t.tid, sv[0]));
+
+	rec_forget_outside(&env->r);
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		close(fds[i]);
 }
 
 static void test_sys_clock_gettime(void **state)
@@ -928,6 +1054,39 @@ static void test_dirents_malformed(void **state)
 
 /* ---- the syscall table ---- */
 
+/* Every call that sends bytes has its row, hidden where a log is kept and
+ * never stopped by `hermit run` (write runs at native speed there); only
+ * these rows send. */
+static void test_syscall_sent_rows(void **state)
+{
+	static const struct {
+		long nr;
+		enum rec_sent sent;
+	} rows[] = {
+		{ SYS_write, SENT_BUF },   { SYS_pwrite64, SENT_BUF },	{ SYS_writev, SENT_IOV },
+		{ SYS_pwritev, SENT_IOV }, { SYS_pwritev2, SENT_IOV },	{ SYS_sendto, SENT_BUF },
+		{ SYS_sendmsg, SENT_MSG }, { SYS_sendmmsg, SENT_MMSG },
+	};
+	size_t sending = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct rec_syscall *row = rec_syscall_find(rows[i].nr);
+
+		if (!row)
+			fail_msg("no row for syscall %ld", rows[i].nr);
+		assert_int_equal(row->sent, rows[i].sent);
+		assert_int_equal(row->hidden, HIDDEN_LOG);
+		assert_int_equal(row->fd_min, 0);
+		assert_int_equal(row->out, OUT_NONE);
+		assert_null(row->enter);
+		assert_null(row->exit);
+	}
+	for (size_t i = 0; i < rec_syscall_count(); i++)
+		sending += rec_syscall_row(i)->sent != SENT_NONE;
+	assert_int_equal(sending, sizeof(rows) / sizeof(rows[0]));
+}
+
 static void test_syscall_find_every_row(void **state)
 {
 	size_t n = rec_syscall_count();
@@ -1037,8 +1196,8 @@ static void test_syscall_required_rows(void **state)
 	assert_non_null(rec_syscall_find(SYS_getdents64)->exit);
 }
 
-/* Process creation and exec reach the tracer as ptrace events, getpid repeats
- * in the pid namespace, and write must run at native speed: none may stop. */
+/* Process creation and exec reach the tracer as ptrace events and getpid
+ * repeats in the pid namespace: none may stop. */
 static void test_syscall_not_stopped(void **state)
 {
 	static const struct {
@@ -1050,7 +1209,7 @@ static void test_syscall_not_stopped(void **state)
 #ifdef SYS_clone3
 		{ SYS_clone3, "clone3" },
 #endif
-		{ SYS_write, "write" },	  { SYS_getpid, "getpid" },	{ SYS_gettid, "gettid" },
+		{ SYS_getpid, "getpid" }, { SYS_gettid, "gettid" },
 	};
 
 	(void)state;
@@ -1101,6 +1260,13 @@ int main(void)
 		cmocka_unit_test(test_syscall_fd_min),
 		cmocka_unit_test(test_syscall_required_rows),
 		cmocka_unit_test(test_syscall_not_stopped),
+		cmocka_unit_test(test_syscall_sent_rows),
+		cmocka_unit_test_setup_teardown(test_sent_digest_buf_iov, setup_handlers,
+						teardown_handlers),
+		cmocka_unit_test_setup_teardown(test_sent_digest_msg, setup_handlers,
+						teardown_handlers),
+		cmocka_unit_test_setup_teardown(test_fd_to_outside, setup_handlers,
+						teardown_handlers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
