@@ -298,23 +298,23 @@ static int contiguous(const struct plan_state *s, size_t from, size_t to)
 	return 1;
 }
 
-/* The range for site I: instructions [*first, *last], or 0 for none. LOW
- * is the first index no range may take (the previous range's end). */
-static int choose_range(const struct plan_state *s, size_t i, size_t low, size_t *first,
-			size_t *last)
+/* The range for site I: instructions [*first, *last], none of them
+ * COVERED by another range; 0 for none. */
+static int choose_range(const struct plan_state *s, size_t i, const uint8_t *covered,
+			size_t *first, size_t *last)
 {
 	const struct insn *in = s->in;
 
 	if (!(in[i].flags & I_RELOC))
 		return 0;
-	for (size_t before = 0; before <= 4 && before <= i - low; before++) {
+	for (size_t before = 0; before <= 4 && before <= i; before++) {
 		size_t f = i - before;
 		int ok = 1;
 
 		/* A chaos pick in a range is taken along, uncounted; a site
 		 * that must count is not. */
 		for (size_t k = f; k < i; k++)
-			ok &= (in[k].flags & I_MOVABLE) &&
+			ok &= (in[k].flags & I_MOVABLE) && !covered[k] &&
 			      !((in[k].flags & I_SITE) && !(in[k].flags & I_CHAOS));
 		if (!ok)
 			break;
@@ -324,9 +324,8 @@ static int choose_range(const struct plan_state *s, size_t i, size_t low, size_t
 
 			if (after) {
 				/* Followers run by falling through from the site. */
-				if ((in[i].flags & (I_ENDS | I_CALL)) ||
-				    !(in[l].flags & I_MOVABLE) ||
-				    ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)))
+				if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
+				    covered[l] || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)))
 					break;
 			}
 			if (!contiguous(s, f, l))
@@ -344,42 +343,63 @@ static int choose_range(const struct plan_state *s, size_t i, size_t low, size_t
 	return 0;
 }
 
+static void add_range(struct dw_patch_plan *plan, const struct dw_patch_range *r)
+{
+	if (plan->n == plan->cap) {
+		plan->cap = plan->cap ? 2 * plan->cap : 1024;
+		plan->ranges = xrealloc(plan->ranges, plan->cap * sizeof(*plan->ranges));
+	}
+	plan->ranges[plan->n++] = *r;
+}
+
+static int by_range(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dw_patch_range *)a)->addr;
+	uint64_t y = ((const struct dw_patch_range *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sites that must count first (a hot loop's branch must not lose its
+ * neighbours to a chaos pick and fall back to an int3), then chaos picks
+ * in what is left. */
 static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 {
-	size_t low = 0;
+	uint8_t *covered = xcalloc(s->n ? s->n : 1, 1);
 
 	qsort(s->targets, s->ntargets, sizeof(*s->targets), by_u64);
 	free(s->tables);
 	free(s->abs_tables);
-	for (size_t i = 0; i < s->n; i++) {
-		struct dw_patch_range r = { 0 };
-		size_t f, l;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < s->n; i++) {
+			struct dw_patch_range r = { 0 };
+			size_t f, l;
+			int chaos = (s->in[i].flags & I_CHAOS) != 0;
 
-		if (!(s->in[i].flags & I_SITE) || i < low)
-			continue;
-		if (choose_range(s, i, low, &f, &l)) {
-			r.addr = s->in[f].addr;
-			r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
-			r.kind = DW_PATCH_JUMP;
-			r.site = (uint16_t)(s->in[i].addr - r.addr);
-			low = l + 1;
-			plan->njump++;
-		} else if (s->in[i].flags & I_CHAOS) {
-			continue; /* a chaos pick costs a stop as an int3: leave it */
-		} else {
-			r.addr = s->in[i].addr;
-			r.len = 1;
-			r.kind = DW_PATCH_INT3;
-			low = i + 1;
-			plan->nint3++;
+			if (!(s->in[i].flags & I_SITE) || covered[i] || chaos != pass)
+				continue;
+			if (choose_range(s, i, covered, &f, &l)) {
+				r.addr = s->in[f].addr;
+				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.kind = DW_PATCH_JUMP;
+				r.site = (uint16_t)(s->in[i].addr - r.addr);
+				memset(covered + f, 1, l - f + 1);
+				plan->njump++;
+			} else if (chaos) {
+				continue; /* a chaos pick costs a stop as an int3: leave it */
+			} else {
+				r.addr = s->in[i].addr;
+				r.len = 1;
+				r.kind = DW_PATCH_INT3;
+				covered[i] = 1;
+				plan->nint3++;
+			}
+			add_range(plan, &r);
 		}
-		if (plan->n == plan->cap) {
-			plan->cap = plan->cap ? 2 * plan->cap : 1024;
-			plan->ranges = xrealloc(plan->ranges, plan->cap * sizeof(*plan->ranges));
-		}
-		plan->ranges[plan->n++] = r;
 	}
+	qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
 	plan->tramp_size = (plan->njump * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
+	free(covered);
 	free(s->in);
 	free(s->targets);
 }

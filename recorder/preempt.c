@@ -108,7 +108,7 @@ static uint64_t new_slice(struct rec *r)
 		return r->max_slice;
 	if (r->opts->chaos_seeded_timeslice)
 		return draw(r, 1, r->max_slice);
-	return draw(r, 0, 1) ? draw(r, 1, 8) : draw(r, 50, 500) * 1000;
+	return draw(r, 0, 1) ? draw(r, 1, 8) : draw(r, 50, 500);
 }
 
 void rec_preempt_new_task(struct rec *r, struct task *t)

@@ -66,8 +66,9 @@ t_chaos() {
 	: >"$WORK/totals"
 	for seed in $(seq 10); do
 		for i in 1 2 3; do
-			hm "$WORK/chaos.$seed.$i" run --chaos --seed "$seed" -- "$GUESTS/counter_race" ||
-				{ tail -5 "$WORK/chaos.$seed.$i.err" >&2; fail "chaos seed $seed: run $i failed"; }
+			hm "$WORK/chaos.$seed.$i" run --chaos --seed "$seed" -- "$GUESTS/counter_race"
+			st=$?
+			[ "$st" = 0 ] || { tail -5 "$WORK/chaos.$seed.$i.err" >&2; fail "chaos seed $seed: run $i exited $st"; }
 			one_line "$WORK/chaos.$seed.$i" >/dev/null
 			diff -u "$WORK/chaos.$seed.1" "$WORK/chaos.$seed.$i" ||
 				fail "chaos seed $seed: runs 1 and $i differ"
@@ -90,15 +91,15 @@ t_record() {
 # same_everywhere NAME ARGS...: run three times, chaos seed 3 three times,
 # and a recording of each replayed: the same output each way.
 same_everywhere() {
-	name=$1
+	what=$1
 	shift
-	same_thrice "$name" -- "$@"
-	same_thrice "$name-chaos" --chaos --seed 3 -- "$@"
-	record_replay "$name-rr" -- "$@"
-	diff -u "$WORK/$name.1" "$WORK/$name-rr.rec" || fail "$name: recorded another output than run"
-	record_replay "$name-chaos-rr" --chaos --seed 3 -- "$@"
-	diff -u "$WORK/$name-chaos.1" "$WORK/$name-chaos-rr.rec" ||
-		fail "$name: recorded another output than run under chaos"
+	same_thrice "$what" -- "$@"
+	same_thrice "$what-chaos" --chaos --seed 3 -- "$@"
+	record_replay "$what-rr" -- "$@"
+	diff -u "$WORK/$what.1" "$WORK/$what-rr.rec" || fail "$what: recorded another output than run"
+	record_replay "$what-chaos-rr" --chaos --seed 3 -- "$@"
+	diff -u "$WORK/$what-chaos.1" "$WORK/$what-chaos-rr.rec" ||
+		fail "$what: recorded another output than run under chaos"
 }
 
 t_fib() {
