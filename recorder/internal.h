@@ -100,6 +100,7 @@ struct task {
 	uint64_t tick_count;			    /* ticks since it started: its position */
 	uint64_t budget;			    /* ticks its process's counter was given */
 	int counting;				    /* the counter holds its budget now */
+	uint64_t preemptions;			    /* times it was set aside at a tick */
 	uint64_t out_digest;			    /* digest of what its current call sends out */
 	uint64_t timeslice;			    /* ticks it may run before others get a turn */
 	int priority;				    /* chaos: higher runs first */

@@ -34,7 +34,7 @@
 
 /* One instruction in CHAOS_DENSITY is a site under chaos, so that a
  * preemption can fall between a load and the store that depends on it. */
-#define CHAOS_DENSITY 2
+#define CHAOS_DENSITY 1
 /* Ticks of a timeslice: long enough that a switch (two ptrace stops, 20
  * to 90 us) is rare next to the work between (rr's default is 500,000
  * conditional branches). */
@@ -102,19 +102,29 @@ void rec_preempt_announce(struct rec *r)
 	hm_notice("preemption: %s%s", r->preempt_why, r->opts->chaos ? ", chaos" : "");
 }
 
-static uint64_t new_slice(struct rec *r)
+/* Chaos timeslices of T double every CHAOS_GROWTH preemptions it has
+ * had: short programs meet the short ones that find races, and a long
+ * computation pays for a few thousand switches, not millions (as the
+ * int3 sites' budgets once did). */
+#define CHAOS_GROWTH 512
+
+static uint64_t new_slice(struct rec *r, const struct task *t)
 {
+	unsigned shift = (unsigned)(t->preemptions / CHAOS_GROWTH);
+
 	if (!r->opts->chaos)
 		return r->max_slice;
 	if (r->opts->chaos_seeded_timeslice)
 		return draw(r, 1, r->max_slice);
-	return draw(r, 0, 1) ? draw(r, 1, 8) : draw(r, 50, 500);
+	if (shift > 20)
+		shift = 20;
+	return (draw(r, 0, 1) ? draw(r, 1, 8) : draw(r, 50, 500)) << shift;
 }
 
 void rec_preempt_new_task(struct rec *r, struct task *t)
 {
 	t->priority = r->opts->chaos ? (int)draw(r, 0, 3) : 0;
-	t->timeslice = new_slice(r);
+	t->timeslice = new_slice(r, t);
 	t->ticks = 0;
 }
 
@@ -242,9 +252,10 @@ int rec_others_can_run(const struct rec *r, const struct task *running)
 /* Set T aside for another: a preemption. */
 static void preempt(struct rec *r, struct task *t)
 {
+	t->preemptions++;
 	if (r->opts->chaos && draw(r, 0, 15) == 0)
 		t->priority = (int)draw(r, 0, 3); /* the end of a starvation interval */
-	t->timeslice = new_slice(r);
+	t->timeslice = new_slice(r, t);
 	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
 }
 
@@ -256,6 +267,8 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 	if (r->ticks_source != REC_PREEMPT_SITES)
 		return 0;
 	hit = tracer_ticks_trap(t->tid, t->tgid, &site);
+	hm_trace("task %d: tick trap %d at %#llx (ticks %llu)", t->index, hit,
+		 (unsigned long long)site, (unsigned long long)t->tick_count);
 	if (hit <= 0)
 		return hit < 0; /* died under us: its exit follows */
 	if (hit == TRACER_TICK_FAULT) {
@@ -296,7 +309,7 @@ int rec_preempt_at_syscall(struct rec *r, struct task *t)
 		return 0;
 	if (draw(r, 0, 15) != 0)
 		return 0;
-	t->timeslice = new_slice(r);
+	t->timeslice = new_slice(r, t);
 	if (draw(r, 0, 15) == 0)
 		t->priority = (int)draw(r, 0, 3);
 	return 1;

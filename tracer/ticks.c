@@ -599,8 +599,11 @@ int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site)
 		return 0;
 	*site = s->addr;
 	regs.rip = s->addr;
-	if (tracer_set_regs(tid, &regs) < 0 || tracer_ticks_get(tid, &left) < 0)
-		return -ESRCH;
+	err = tracer_set_regs(tid, &regs);
+	if (!err)
+		err = tracer_ticks_get(tid, &left);
+	if (err)
+		return err;
 	if (left == 0)
 		return TRACER_TICK_OUT;
 	left--;
@@ -610,10 +613,10 @@ int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site)
 	{
 		uint8_t orig = in->orig[s->addr - in->code_addr], cc = 0xcc;
 
-		err = tracer_poke_byte(tgid, s->addr, &orig, NULL);
+		err = tracer_poke_mem(tid, s->addr, &orig, 1);
 		if (!err)
 			err = tracer_singlestep(tid);
-		tracer_poke_byte(tgid, s->addr, &cc, NULL);
+		tracer_poke_mem(tid, s->addr, &cc, 1);
 	}
 	if (err < 0)
 		return err;
