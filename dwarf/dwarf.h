@@ -116,4 +116,69 @@ int dw_sites_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t 
 		 unsigned density, size_t max, int (*cb)(const struct dw_site *site, void *arg),
 		 void *arg);
 
+/* ---- patch.c: counted sites (DESIGN.md "Progress without a PMU") ---- */
+
+enum dw_patch_kind {
+	DW_PATCH_JUMP = 1, /* a jump to a trampoline that counts */
+	DW_PATCH_INT3 = 2, /* an int3 the tracer counts */
+};
+
+/* One place the plan patches, in link-time addresses. */
+struct dw_patch_range {
+	uint64_t addr; /* first byte replaced */
+	uint16_t len;  /* bytes replaced: the instructions taken along (1 for int3) */
+	uint16_t site; /* offset of the counted instruction in them */
+	uint8_t kind;  /* enum dw_patch_kind */
+};
+
+/* Bytes a trampoline may take at most. */
+#define DW_PATCH_TRAMP_MAX 160
+
+struct dw_patch_plan {
+	struct dw_patch_range *ranges; /* by address */
+	size_t n, cap;
+	size_t njump, nint3;
+	size_t tramp_size;    /* bytes of trampolines it needs, page-rounded */
+	uint64_t exec_vaddr;  /* the executable segment: link-time address, */
+	uint64_t exec_offset; /* file offset */
+	uint64_t exec_size;   /* and bytes */
+};
+
+/*
+ * The counted sites of the executable segment of the ELF file at PATH:
+ * every direct branch or call backwards, every indirect jump and call,
+ * and with DENSITY > 0 about one other instruction in DENSITY, picked by
+ * a hash of SEED and the address (chaos). 0 or -errno.
+ */
+int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
+		       struct dw_patch_plan *plan);
+/* The same for the code in BUF (LEN bytes at VADDR): for tests. */
+int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
+		      unsigned density, struct dw_patch_plan *plan);
+void dw_patch_plan_free(struct dw_patch_plan *plan);
+
+/* One patched place, at run time. */
+struct dw_patch_site {
+	uint64_t addr;	      /* first byte replaced */
+	uint64_t tramp;	      /* DW_PATCH_JUMP: where its trampoline counts */
+	uint64_t tramp_start; /* its trampoline's bytes: [tramp_start, tramp_end) */
+	uint64_t tramp_end;
+	uint64_t trap;	      /* the trampoline's int3: budget spent */
+	uint16_t len;
+	uint8_t kind;
+};
+
+/*
+ * Apply PLAN, whose addresses are BIAS below the run-time ones, to CODE:
+ * CODE_LEN original bytes at run-time CODE_ADDR. PATCHED gets the bytes to
+ * put there, TRAMP the trampolines (for run-time TRAMP_ADDR, TRAMP_CAP
+ * bytes at most), which count down the 64-bit word at COUNTER (below 2
+ * GiB). SITES (room for PLAN->n) gets what was patched, *NSITES how many.
+ * Returns the bytes of TRAMP used, or -errno.
+ */
+int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t *code,
+		  uint64_t code_addr, size_t code_len, uint8_t *patched, uint8_t *tramp,
+		  uint64_t tramp_addr, size_t tramp_cap, uint64_t counter,
+		  struct dw_patch_site *sites, size_t *nsites);
+
 #endif /* HERMIT_DWARF_H */

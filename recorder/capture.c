@@ -619,6 +619,7 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		return;
 	}
 	if (row->out == OUT_NONE) {
+		rec_preempt_mapped(r, t, c, (long)regs.rax);
 		/* mmap of a file: keep a copy of it. */
 		if (r->opts->mode == REC_MODE_RECORD && (int)c->args[4] >= 0 &&
 		    (long)regs.rax >= 0 && (long)regs.rax > -4096L) {

@@ -211,7 +211,7 @@ int rec_cp_revive(struct rec_cp *cp, pid_t *pid)
 	for (size_t i = 0; i < cp->nothers; i++)
 		rename_task(r, cp->others[i], now, tids[i]);
 	rename_task(r, lead, now, now);
-	tracer_sites_rename(old, now);
+	tracer_ticks_rename(old, now);
 	err = tracer_blockwatch_start();
 	if (err) {
 		hm_error("cannot start the block watch thread: %s", hm_strerror(err));

@@ -98,6 +98,9 @@ struct task {
 	int yielded;				    /* sched_yield: others first */
 	uint64_t ticks;				    /* ticks since it was last chosen */
 	uint64_t tick_count;			    /* ticks since it started: its position */
+	uint64_t budget;			    /* ticks its process's counter was given */
+	int counting;				    /* the counter holds its budget now */
+	uint64_t preemptions;			    /* times it was set aside at a tick */
 	uint64_t out_digest;			    /* digest of what its current call sends out */
 	uint64_t timeslice;			    /* ticks it may run before others get a turn */
 	int priority;				    /* chaos: higher runs first */
@@ -414,9 +417,19 @@ int rec_preempt_init(struct rec *r);
 void rec_preempt_announce(struct rec *r);
 /* A new guest task: its priority and first timeslice. */
 void rec_preempt_new_task(struct rec *r, struct task *t);
-/* After exec or fork: put the breakpoints of the sites in place. */
+/* After exec or fork: count the ticks of the new program or process. */
 void rec_preempt_exec(struct rec *r, struct task *t);
 void rec_preempt_fork(struct rec *r, struct task *parent, struct task *child);
+/* At the exit of call C (mmap), which returned RET: count the code it mapped. */
+void rec_preempt_mapped(struct rec *r, struct task *t, const struct rec_call *c, long ret);
+/* Whether an int3 of T's process counts a tick at ADDR. */
+int rec_int3_site(const struct task *t, uint64_t addr);
+/* T is resumed (sched.c): give its process's counter T's budget. */
+void rec_ticks_resume(struct task *t);
+/* T stopped: add the ticks it ran since it was resumed. */
+void rec_ticks_stop(struct rec *r, struct task *t);
+/* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
+int64_t rec_next_deadline(const struct rec *r);
 /* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set
  * aside), or 2 when T single-steps for the debugger: the site's instruction
  * was that step, and the trap is the debugger's to take. */

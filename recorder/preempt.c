@@ -3,14 +3,15 @@
  * Preemption and chaos (DESIGN.md "Preemption", "Chaos").
  *
  * A thread that makes no syscalls must still give way. Where there is no
- * PMU (this project's VMs, most CI), ticks are hits of breakpoints at
- * preemption sites of the guest's own code (tracer/sites.c): every
- * backward branch, each with a budget of hits, in each process that has
- * more than one thread. After TIMESLICE ticks a
- * thread is set aside if another can run. When the budgets are spent, or
- * a loop has no site, a spin watch interrupts a thread that has run 100 ms
- * without a stop: that point depends on the host's speed, which only a
- * pure spin-wait (whose state does not change) can afford.
+ * PMU (this project's VMs, most CI), ticks are counted in the guest
+ * (tracer/ticks.c): every process has a tick budget in its Hermit page,
+ * written here when one of its threads is resumed and read back at the
+ * thread's next stop, so each thread's tick count is exact and the same
+ * on every run and in every replay. A thread whose timeslice of ticks is
+ * spent while another can run is set aside at the site where it ran out.
+ * Only code that is not counted (JIT code) leaves the spin watch to
+ * interrupt a thread at a wall-clock moment, which a replay must then
+ * find exactly or report as a divergence (spin.c).
  *
  * --chaos, in the spirit of rr's chaos mode: every task gets a random
  * priority and the highest ready one runs; timeslices are drawn short
@@ -25,19 +26,24 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "common/common.h"
 #include "internal.h"
 
-/* Sites and their budgets: a hot loop pays for its first hits only, and a
- * process for its first PROCESS_BUDGET hits (a hit costs two ptrace stops,
- * about 70 us here). Chaos buys more: it is for finding races. */
-#define SITE_BUDGET	  20
-#define PROCESS_BUDGET	  1000
-#define CHAOS_SITE_BUDGET 1000
-#define CHAOS_DENSITY	  2
-#define MAX_SITES	  50000
-#define DEFAULT_TIMESLICE 50
+/* One instruction in CHAOS_DENSITY is a site under chaos, so that a
+ * preemption can fall between a load and the store that depends on it. */
+#define CHAOS_DENSITY 1
+/* Ticks of a timeslice: long enough that a switch (two ptrace stops, 20
+ * to 90 us) is rare next to the work between (rr's default is 500,000
+ * conditional branches). */
+#define DEFAULT_TIMESLICE 100000
+/* Ticks a thread runs between stops when no other can run. */
+#define ALONE_BUDGET (1ULL << 22)
+
+/* rec_resume has no struct rec: the run whose ticks are counted. */
+static struct rec *ticking;
 
 static uint64_t draw(struct rec *r, uint64_t lo, uint64_t hi)
 {
@@ -50,6 +56,7 @@ int rec_preempt_init(struct rec *r)
 	char why[128];
 	int pmu = tracer_pmu_probe(why, sizeof(why));
 
+	ticking = r;
 	rec_prng_init(&r->sched_prng, o->sched_seed);
 	r->max_slice = o->max_timeslice ? o->max_timeslice : DEFAULT_TIMESLICE;
 	if (o->chaos && o->chaos_seeded_timeslice)
@@ -95,19 +102,29 @@ void rec_preempt_announce(struct rec *r)
 	hm_notice("preemption: %s%s", r->preempt_why, r->opts->chaos ? ", chaos" : "");
 }
 
-static uint64_t new_slice(struct rec *r)
+/* Chaos timeslices of T double every CHAOS_GROWTH preemptions it has
+ * had: short programs meet the short ones that find races, and a long
+ * computation pays for a few thousand switches, not millions (as the
+ * int3 sites' budgets once did). */
+#define CHAOS_GROWTH 512
+
+static uint64_t new_slice(struct rec *r, const struct task *t)
 {
+	unsigned shift = (unsigned)(t->preemptions / CHAOS_GROWTH);
+
 	if (!r->opts->chaos)
 		return r->max_slice;
 	if (r->opts->chaos_seeded_timeslice)
 		return draw(r, 1, r->max_slice);
-	return draw(r, 0, 1) ? draw(r, 1, 8) : draw(r, 50, 500);
+	if (shift > 20)
+		shift = 20;
+	return (draw(r, 0, 1) ? draw(r, 1, 8) : draw(r, 50, 500)) << shift;
 }
 
 void rec_preempt_new_task(struct rec *r, struct task *t)
 {
 	t->priority = r->opts->chaos ? (int)draw(r, 0, 3) : 0;
-	t->timeslice = new_slice(r);
+	t->timeslice = new_slice(r, t);
 	t->ticks = 0;
 }
 
@@ -117,43 +134,100 @@ void rec_preempt_chosen(struct rec *r, struct task *t)
 	t->ticks = 0;
 }
 
-static void arm(struct rec *r, struct task *t)
-{
-	int n = tracer_sites_exec(t->tid, t->tgid, r->opts->sched_seed,
-				  r->opts->chaos ? CHAOS_DENSITY : 0,
-				  r->opts->chaos ? CHAOS_SITE_BUDGET : SITE_BUDGET,
-				  r->opts->chaos ? 0 : PROCESS_BUDGET, MAX_SITES);
-
-	if (n < 0)
-		hm_debug("task %d: no preemption sites: %s", t->index, hm_strerror(n));
-}
-
-/*
- * Breakpoints cost a stop per hit, and a thread with no sibling has no
- * thread to give way to in its own address space: sites go into a process
- * when it gets its second thread. Processes without threads switch at
- * syscalls and at the spin watch; that serves pipelines, whose processes
- * rarely share memory. A forked child of an armed process starts with a
- * single thread: its copy of the breakpoints is taken out.
- */
+/* Every guest process counts ticks from its exec on (a fork inherits the
+ * page and the patches). */
 void rec_preempt_exec(struct rec *r, struct task *t)
 {
-	(void)r;
-	tracer_sites_drop(t->tgid);
+	int n;
+
+	tracer_ticks_drop(t->tgid);
+	if (r->ticks_source != REC_PREEMPT_SITES)
+		return;
+	n = tracer_ticks_exec(t->tid, t->tgid, r->opts->sched_seed,
+			      r->opts->chaos ? CHAOS_DENSITY : 0);
+	if (n < 0)
+		hm_warn("cannot count the ticks of task %d (%s): it is preempted by the spin "
+			"watch only",
+			t->index, hm_strerror(n));
+	t->counting = 0;
+}
+
+void rec_preempt_mapped(struct rec *r, struct task *t, const struct rec_call *c, long ret)
+{
+	int n;
+
+	if (r->ticks_source != REC_PREEMPT_SITES || ret < 0 || !(c->args[2] & PROT_EXEC))
+		return;
+	if (c->nr != SYS_mmap || (int)c->args[4] < 0 || (c->args[3] & MAP_ANONYMOUS))
+		return; /* anonymous code (a JIT's) is not counted */
+	n = tracer_ticks_mapped(t->tid, t->tgid, (uint64_t)ret, c->args[1], (int)c->args[4],
+				c->args[5], r->opts->sched_seed, r->opts->chaos ? CHAOS_DENSITY : 0);
+	if (n < 0)
+		hm_debug("task %d: cannot patch the code mapped at %#lx: %s", t->index,
+			 (unsigned long)ret, hm_strerror(n));
 }
 
 void rec_preempt_fork(struct rec *r, struct task *parent, struct task *child)
 {
-	if (r->ticks_source != REC_PREEMPT_SITES)
-		return;
-	if (child->tgid != parent->tgid) {
-		tracer_sites_fork(parent->tgid, child->tgid, child->tid, 0);
-		return;
+	(void)r;
+	child->counting = 0;
+	if (child->tgid != parent->tgid)
+		tracer_ticks_fork(parent->tgid, child->tgid);
+}
+
+/* The ticks T may run before it must stop: what is left of its timeslice
+ * while another can run, else a long stretch; never past the next virtual
+ * deadline, which ticks bring nearer. */
+static uint64_t budget(struct rec *r, struct task *t)
+{
+	uint64_t b = t->timeslice > t->ticks ? t->timeslice - t->ticks : 0;
+	int64_t due = rec_next_deadline(r);
+
+	if (!rec_others_can_run(r, t) && b < ALONE_BUDGET)
+		b = ALONE_BUDGET;
+	if (due >= 0) {
+		int64_t left = due - r->clock.now_ns;
+		uint64_t n = left > 0 ? (uint64_t)((left + REC_TICK_NS - 1) / REC_TICK_NS) : 0;
+
+		if (n < b)
+			b = n;
 	}
-	/* A new thread: its process needs sites now. The parent is stopped at
-	 * its clone event and the child not started: the code can be written. */
-	if (!tracer_sites_armed(parent->tgid))
-		arm(r, parent);
+	return b;
+}
+
+int rec_int3_site(const struct task *t, uint64_t addr)
+{
+	uint64_t start;
+	size_t len;
+
+	return tracer_ticks_site(t->tgid, addr, &start, &len, NULL, 0) == TRACER_SITE_INT3 &&
+	       start == addr;
+}
+
+void rec_ticks_resume(struct task *t)
+{
+	struct rec *r = ticking;
+
+	if (!r || t->system || r->ticks_source != REC_PREEMPT_SITES || t->state == TASK_EXITING ||
+	    !tracer_ticks_armed(t->tgid))
+		return;
+	t->budget = budget(r, t);
+	t->counting = tracer_ticks_set(t->tid, t->budget) == 0;
+}
+
+void rec_ticks_stop(struct rec *r, struct task *t)
+{
+	uint64_t left, used;
+
+	if (!t->counting)
+		return;
+	t->counting = 0;
+	if (tracer_ticks_get(t->tid, &left) < 0 || left > t->budget)
+		return;
+	used = t->budget - left;
+	t->ticks += used;
+	t->tick_count += used;
+	rec_clock_advance(&r->clock, (int64_t)used * REC_TICK_NS);
 }
 
 static int retryable(const struct rec *r, const struct task *t)
@@ -178,9 +252,10 @@ int rec_others_can_run(const struct rec *r, const struct task *running)
 /* Set T aside for another: a preemption. */
 static void preempt(struct rec *r, struct task *t)
 {
+	t->preemptions++;
 	if (r->opts->chaos && draw(r, 0, 15) == 0)
 		t->priority = (int)draw(r, 0, 3); /* the end of a starvation interval */
-	t->timeslice = new_slice(r);
+	t->timeslice = new_slice(r, t);
 	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
 }
 
@@ -191,27 +266,39 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 
 	if (r->ticks_source != REC_PREEMPT_SITES)
 		return 0;
-	hit = tracer_sites_hit(t->tid, t->tgid, &site);
+	hit = tracer_ticks_trap(t->tid, t->tgid, &site);
+	hm_trace("task %d: tick trap %d at %#llx (ticks %llu)", t->index, hit,
+		 (unsigned long long)site, (unsigned long long)t->tick_count);
 	if (hit <= 0)
 		return hit < 0; /* died under us: its exit follows */
-	if (hit == 2) {
+	if (hit == TRACER_TICK_FAULT) {
 		rec_resume(t, RESUME_CONT, (int)site); /* the guest's own fault */
 		return 1;
 	}
-	t->ticks++;
+	if (hit == TRACER_TICK_COUNTED) {
+		t->ticks++;
+		t->tick_count++;
+		rec_clock_advance(&r->clock, REC_TICK_NS);
+		if (r->dbg_step == t->tid)
+			return 2; /* that instruction was the debugger's single step */
+		rec_resume(t, RESUME_CONT, 0);
+		return 1;
+	}
+	/* Out of budget: its timeslice, or a virtual deadline came. */
+	rec_fire_due(r);
 	if (t->ticks >= t->timeslice && rec_others_can_run(r, t)) {
 		struct rec_call ev = { .nr = -2, .ret = (long)t->ticks };
 
 		ev.args[0] = site;
-		rec_digest_event(r, t, &ev, 5);
+		rec_digest_event(r, t, &ev, REC_EV_SITE);
 		hm_trace("task %d preempted at site %#llx after %llu ticks", t->index,
-			 (unsigned long long)site, (unsigned long long)t->ticks);
+			 (unsigned long long)site, (unsigned long long)t->tick_count);
 		preempt(r, t);
 		return 1;
 	}
+	if (t->ticks >= t->timeslice)
+		t->ticks = 0; /* alone: a new timeslice */
 	tracer_blockwatch_touch();
-	if (r->dbg_step == t->tid)
-		return 2; /* that instruction was the debugger's single step */
 	rec_resume(t, RESUME_CONT, 0);
 	return 1;
 }
@@ -222,7 +309,7 @@ int rec_preempt_at_syscall(struct rec *r, struct task *t)
 		return 0;
 	if (draw(r, 0, 15) != 0)
 		return 0;
-	t->timeslice = new_slice(r);
+	t->timeslice = new_slice(r, t);
 	if (draw(r, 0, 15) == 0)
 		t->priority = (int)draw(r, 0, 3);
 	return 1;

@@ -273,6 +273,9 @@ struct rec_clock {
 /* Virtual time added by each intercepted syscall and by each rdtsc. */
 #define REC_SYSCALL_NS 10000LL
 #define REC_TSC_NS     1000LL
+/* Virtual time each counted tick adds: a thread that computes without
+ * syscalls still sees time pass (alarm fires in a busy loop). */
+#define REC_TICK_NS 100LL
 /* CLOCK_MONOTONIC and CLOCK_BOOTTIME read this at virtual time 0. */
 #define REC_BOOT_NS (100LL * 1000000000LL)
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,7 +162,7 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 	tgid = t->tgid;
 	guest = t->system == 0;
 	if (guest && t->tid == t->tgid)
-		tracer_sites_drop(tgid);
+		tracer_ticks_drop(tgid);
 	rec_task_remove(r, t);
 	/* The kernel cleared its tid word and released its robust futexes. */
 	if (guest)
@@ -313,7 +314,8 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->args[5] = c->regs.r9;
 	c->ret = 0;
 	row = rec_syscall_find(c->nr);
-	if (row && r->opts->mode != REC_MODE_RUN && rec_call_hidden(row, c)) {
+	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden == HIDDEN_RECORD) &&
+	    rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
 		t->parked_keep = 1;
 		rec_hidden_entry(r, t, row);
@@ -608,7 +610,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				break;
 			}
 			if (tracer_get_regs(t->tid, &regs) == 0 &&
-			    tracer_sites_live(t->tgid, regs.rip - 1) &&
+			    rec_int3_site(t, regs.rip - 1) &&
 			    rec_replay_spin_hit(r, t, 1))
 				break;
 		}
@@ -656,7 +658,13 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
-		hm_debug("task %d: signal %d", t->index, s->sig);
+		if (hm_log_enabled(HM_LOG_DEBUG)) {
+			struct user_regs_struct regs;
+
+			if (tracer_get_regs(t->tid, &regs) == 0)
+				hm_debug("task %d: signal %d at pc %#llx", t->index, s->sig,
+					 (unsigned long long)regs.rip);
+		}
 		rec_intr_deliver(r, t, s->sig);
 		rec_parked_drop(t); /* a restart after its handler reads memory again */
 		rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
@@ -740,10 +748,12 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 	 * shows it does not spin: its spin watch starts again. */
 	if (t == r->running && s->kind != TRACER_EVENT_STOP)
 		tracer_blockwatch_touch();
-	if (t->system == 1)
+	if (t->system == 1) {
 		on_system_stop(r, t, s);
-	else
+	} else {
+		rec_ticks_stop(r, t);
 		on_guest_stop(r, t, s);
+	}
 }
 
 static void end_system_tasks(struct rec *r)
@@ -826,8 +836,13 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		const struct rec_syscall *row = rec_syscall_row(i);
 
 		/* Where a log is kept, every call of a row stops (capture.c). */
-		if (row->hidden == HIDDEN_RECORD && opts->mode != REC_MODE_RECORD)
-			continue;
+		if (row->hidden == HIDDEN_RECORD && opts->mode != REC_MODE_RECORD) {
+			if (row->nr != SYS_mmap)
+				continue;
+			/* Code mapped from a file is patched to count ticks. */
+			traps[ntraps].mask_arg = 2;
+			traps[ntraps].mask = PROT_EXEC;
+		}
 		if (row->hidden == HIDDEN_LOG && opts->mode == REC_MODE_RUN)
 			continue;
 		traps[ntraps].nr = row->nr;
@@ -932,7 +947,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	tracer_bp_clear();
 	end_system_tasks(&r);
 	tracer_tsc_free();
-	tracer_sites_free();
+	tracer_ticks_free();
 	while (r.ntasks)
 		rec_task_remove(&r, r.tasks[0]);
 	free(r.tasks);

@@ -171,6 +171,7 @@ int rec_resume(struct task *t, enum resume_mode mode, int sig)
 		if (rec_debug_stop(debugged, t) < 0)
 			return 0;
 	}
+	rec_ticks_resume(t);
 	if (debugged && debugged->dbg_step == t->tid && mode == RESUME_CONT)
 		err = tracer_step(t->tid, sig);
 	else
@@ -319,7 +320,7 @@ static int process_alive(const struct rec *r, pid_t tgid)
 }
 
 /* The earliest due event: a task's deadline or a timer's. */
-static int64_t next_deadline(const struct rec *r)
+int64_t rec_next_deadline(const struct rec *r)
 {
 	int64_t best = -1;
 
@@ -614,7 +615,7 @@ void rec_schedule(struct rec *r)
 				rec_intr_set(t, &t->call.regs, t->call.nr, intr, 0);
 			continue;
 		}
-		due = next_deadline(r);
+		due = rec_next_deadline(r);
 		if (due >= 0) {
 			if (outside_first(r, due))
 				continue;

@@ -26,6 +26,17 @@ static void spin_point(struct task *t, struct rec_call *ev)
 		ev->args[1] = regs.rsp;
 		ev->args[2] = regs.rax;
 		ev->args[3] = regs.rcx;
+		{
+			/* All general registers (the flags without RF and TF). */
+			struct user_regs_struct g = regs;
+			const unsigned char *b = (const unsigned char *)&g;
+			uint64_t h = 0xcbf29ce484222325ULL;
+
+			g.eflags &= ~(uint64_t)0x10100;
+			for (size_t i = 0; i < sizeof(g); i++)
+				h = (h ^ b[i]) * 0x100000001b3ULL;
+			ev->args[5] = h;
+		}
 		if (tracer_read_mem(t->tid, regs.rsp, stack, sizeof(stack)) == 0) {
 			uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -74,26 +85,18 @@ void rec_replay_arm_spin(struct rec *r)
 	if (tracer_bp_active(&at, &in) && in == t->tgid && at == (uint64_t)ev->fields[3])
 		return;
 	/* A site's int3 already stops there (while its budget lasts). */
-	if (tracer_sites_live(t->tgid, (uint64_t)ev->fields[3]))
+	if (rec_int3_site(t, (uint64_t)ev->fields[3]))
 		return;
 	if (tracer_bp_set(t->tgid, (uint64_t)ev->fields[3]) < 0)
 		hm_debug("cannot set a breakpoint at %#llx for task %d",
 			 (unsigned long long)ev->fields[3], t->index);
 }
 
-/* Hits of the spin breakpoint with other registers before a replay takes
- * the recorded point for reached (see below). */
-#define SPIN_EXACT_HITS 200
-
 /*
- * A pure spin-wait (while (!flag);) is in the same state on every pass, so
- * its first hit matches. A loop that also counts (while (!flag) n++;) or
- * computes reaches the recorded registers only after as many passes as
- * the spin watch's 100 ms allowed, and without a PMU each pass costs two
- * ptrace stops. After SPIN_EXACT_HITS hits at the recorded address and
- * stack pointer, the replay preempts there and takes the recorded event
- * as it is: the events that follow still have to match, so a difference
- * that matters to the program shows up as a divergence.
+ * The point must be found exactly: the same registers, stack and ticks
+ * (the event's own ticks field). Ticks are counted exactly, so a pass
+ * with fewer ticks is an earlier visit, and one with more means the
+ * replay went past the recorded point: a divergence, never "close enough".
  */
 int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site)
 {
@@ -113,16 +116,22 @@ int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site)
 	if (tracer_set_regs(t->tid, &regs) < 0)
 		return 0;
 	spin_point(t, &ev);
-	exact = memcmp(&want->fields[3], ev.args, sizeof(ev.args)) == 0;
-	if (exact ||
-	    (ev.args[1] == (uint64_t)want->fields[4] && ++r->spin_hits > SPIN_EXACT_HITS)) {
-		if (!exact)
-			hm_debug("task %d: spin-watch preemption at %#llx taken after %d passes "
-				 "(registers differ from the recording)",
-				 t->index, (unsigned long long)ev.args[0], SPIN_EXACT_HITS);
+	exact = memcmp(&want->fields[3], ev.args, sizeof(ev.args)) == 0 &&
+		(int64_t)t->tick_count == REC_EV_TICKS(want);
+	if (!exact && (int64_t)t->tick_count > REC_EV_TICKS(want)) {
+		struct rec_event_record got = { { REC_EV_SPIN, t->index, ev.nr } };
+
+		memcpy(&got.fields[3], ev.args, sizeof(ev.args));
+		got.fields[10] = (int64_t)t->tick_count;
+		tracer_bp_clear();
+		rec_diverged(r, want, &got,
+			     "the replay passed the spin-watch preemption without meeting its "
+			     "registers");
+		return 1;
+	}
+	if (exact) {
 		r->spin_hits = 0;
 		tracer_bp_clear();
-		memcpy(ev.args, &want->fields[3], sizeof(ev.args));
 		rec_digest_event(r, t, &ev, REC_EV_SPIN);
 		if (r->ended)
 			return 1;

@@ -44,7 +44,7 @@ int replay_dbg_read_code(struct dbg *d, pid_t tid, uint64_t addr, uint8_t *buf, 
 		if (d->bps[i].inserted && d->bps[i].addr >= addr && d->bps[i].addr - addr < len)
 			buf[d->bps[i].addr - addr] = d->bps[i].orig;
 	}
-	tracer_sites_hide(d->tgid, addr, buf, len);
+	tracer_ticks_hide(d->tgid, addr, buf, len);
 	return 0;
 }
 

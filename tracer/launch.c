@@ -590,7 +590,11 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 		const struct tracer_trap *t = &l->traps[i];
 		int err;
 
-		if (t->fd_min > 0)
+		if (t->mask)
+			err = seccomp_rule_add(
+				ctx, SCMP_ACT_TRACE(0), t->nr, 1,
+				SCMP_CMP((unsigned)t->mask_arg, SCMP_CMP_MASKED_EQ, t->mask, t->mask));
+		else if (t->fd_min > 0)
 			err = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), t->nr, 1,
 					       SCMP_A0(SCMP_CMP_GE, (scmp_datum_t)t->fd_min));
 		else

@@ -21,6 +21,8 @@
 struct tracer_trap {
 	int nr;	    /* syscall number (x86-64) */
 	int fd_min; /* > 0: trap only when argument 0 >= fd_min */
+	int mask_arg;  /* with MASK: trap only when argument MASK_ARG has a bit of it */
+	uint64_t mask; /* 0: no such condition */
 };
 
 struct tracer_launch {
@@ -243,35 +245,68 @@ uint64_t tracer_pmu_period(uint64_t ticks, uint64_t skid);
 /* Ticks left to single-step once the counter read COUNTED (< 0: overshot). */
 int64_t tracer_pmu_remaining(uint64_t target, uint64_t counted);
 
-/* ---- sites.c: the "sites" tick source ---- */
+/* ---- ticks.c: the "sites" tick source: counted ticks in the guest ---- */
+
+/* The Hermit page, at the same low address in every guest process (below
+ * 2 GiB, so that trampolines address it absolutely; rr's page sits at
+ * 0x70000000 too), and its first word: the running thread's tick budget. */
+#define TRACER_HPAGE	     0x70000000ULL
+#define TRACER_HPAGE_COUNTER TRACER_HPAGE
 
 /*
- * After TID (of process TGID) exec'd: put breakpoints on the preemption
- * sites of its executable (dw_sites with SEED, DENSITY, at most MAX), each
- * good for BUDGET hits, TOTAL for all of them (0: no limit). The number of
- * sites, or -errno.
+ * TID, of process TGID, stopped at its exec event: map the Hermit page and
+ * patch the program and its interpreter (dw_patch_plan_file with SEED and
+ * DENSITY). The number of sites patched, or -errno (then nothing counts).
  */
-int tracer_sites_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density, uint32_t budget,
-		      uint64_t total, size_t max);
-/* Whether process TGID has its breakpoints. */
-int tracer_sites_armed(pid_t tgid);
-/* A fork copies the parent's breakpoints: copy their table too (KEEP),
- * or take them out of the child's code. */
-int tracer_sites_fork(pid_t parent_tgid, pid_t child_tgid, pid_t child_tid, int keep);
-void tracer_sites_drop(pid_t tgid);
+int tracer_ticks_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density);
+/* At the exit of a successful mmap in TID that mapped GUEST_FD executable
+ * at ADDR (LEN bytes, file offset OFF): patch that code too. */
+int tracer_ticks_mapped(pid_t tid, pid_t tgid, uint64_t addr, uint64_t len, int guest_fd,
+			uint64_t off, uint64_t seed, unsigned density);
+/* Whether process TGID counts ticks (has the page). */
+int tracer_ticks_armed(pid_t tgid);
+/* A fork copies the page and the patches: copy their table too. */
+int tracer_ticks_fork(pid_t parent_tgid, pid_t child_tgid);
+void tracer_ticks_drop(pid_t tgid);
 /* Process FROM is process TO now (a checkpoint revived in its place). */
-int tracer_sites_rename(pid_t from, pid_t to);
-/* If TID's SIGTRAP is a site's breakpoint: step over the instruction,
- * put the breakpoint back (budget permitting), set *SITE and return 1.
- * 2 when the instruction faulted: *SITE is then the signal to deliver.
- * 0 when it is not a site; -errno when the task died. */
-int tracer_sites_hit(pid_t tid, pid_t tgid, uint64_t *site);
-void tracer_sites_free(void);
-/* Whether process TGID has a site with hits left at ADDR (its int3 is there). */
-int tracer_sites_live(pid_t tgid, uint64_t addr);
+int tracer_ticks_rename(pid_t from, pid_t to);
+/* The budget of TID's process: write it, read what is left. */
+int tracer_ticks_set(pid_t tid, uint64_t budget);
+int tracer_ticks_get(pid_t tid, uint64_t *left);
+
+/* What tracer_ticks_site says a place is (dwarf/patch.c's kinds). */
+enum {
+	TRACER_SITE_JUMP = 1,
+	TRACER_SITE_INT3 = 2,
+};
+
+enum {
+	TRACER_TICK_OUT = 1,	 /* the budget was spent at a site: rip is back at its
+				  * start, the tick not taken */
+	TRACER_TICK_COUNTED = 2, /* an int3 site with budget left: stepped over; the
+				  * caller counts the tick (the counter is unchanged) */
+	TRACER_TICK_FAULT = 3,	 /* that step faulted: *SITE is the signal to deliver */
+};
+/* Whether TID's SIGTRAP is a counted site's: one of the above with *SITE
+ * the site's address, 0 when it is not, -errno when TID died. */
+int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site);
+/* Whether ADDR lies in a patched place of TGID: its kind (DW_PATCH_JUMP,
+ * DW_PATCH_INT3) with its start, length and original bytes (SIZE at most
+ * into ORIG, if not NULL), or 0. */
+int tracer_ticks_site(pid_t tgid, uint64_t addr, uint64_t *start, size_t *len, uint8_t *orig,
+		      size_t size);
 /* BUF holds LEN bytes of process TGID's memory read at ADDR: put back the
- * bytes its sites' int3s cover. */
-void tracer_sites_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len);
+ * original bytes where hermit patched them. */
+void tracer_ticks_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len);
+/* If PC lies in one of TGID's trampolines: the start of the site it
+ * stands for into *ORIG, and 1. */
+int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig);
+struct tracer_ticks_stats {
+	uint64_t jumps, int3s; /* sites patched, over all processes */
+};
+void tracer_ticks_get_stats(struct tracer_ticks_stats *out);
+void tracer_ticks_free(void);
+
 /* Step TID over the instruction at its rip, setting signals aside. A
  * fault the instruction itself raises (si_code > 0: from the kernel) is
  * the guest's: its signal number is returned, to be delivered. 0 when it

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #define NTHREADS 2
-#define STEPS 200
+#define STEPS 2000
 
 static volatile int counter;
 

@@ -18,11 +18,11 @@
 # natively and under hermit, whatever the interleaving).
 SPIN_RESULT='done 7314ebcbad17568b'
 
-# counter_of FILE: N from racy's one line "counter N" (2 <= N <= 400).
+# counter_of FILE: N from racy's one line "counter N" (2 <= N <= 4000).
 counter_of() {
 	n=$(sed -n 's/^counter \([0-9][0-9]*\)$/\1/p' "$1")
-	[ -n "$n" ] && [ "$(wc -l <"$1")" -eq 1 ] && [ "$n" -ge 2 ] && [ "$n" -le 400 ] ||
-		{ cat "$1" >&2; fail "racy: $1 is not one line 'counter N' with 2 <= N <= 400"; }
+	[ -n "$n" ] && [ "$(wc -l <"$1")" -eq 1 ] && [ "$n" -ge 2 ] && [ "$n" -le 4000 ] ||
+		{ cat "$1" >&2; fail "racy: $1 is not one line 'counter N' with 2 <= N <= 4000"; }
 	echo "$n"
 }
 
@@ -56,13 +56,13 @@ t_spinflag() {
 	done
 }
 
-# ---- racy: 2 x 200 unlocked increments over --chaos --seed 1..20 ----
+# ---- racy: 2 x 2000 unlocked increments over --chaos --seed 1..20 ----
 t_racy() {
 	lost='' kept=''
 	for s in $(seq 1 20); do
 		same_twice "racy.$s" --chaos --seed "$s" -- "$GUESTS/racy"
 		n=$(counter_of "$WORK/racy.$s.1") || exit 1
-		if [ "$n" -lt 400 ]; then
+		if [ "$n" -lt 4000 ]; then
 			lost="$lost $s"
 		else
 			kept="$kept $s"
@@ -84,7 +84,7 @@ t_racy() {
 	st=$?
 	[ "$st" = 0 ] || { cat "$WORK/racy.none.err" >&2; fail "racy: --preempt=none: hermit exited $st"; }
 	n=$(counter_of "$WORK/racy.none") || exit 1
-	[ "$n" = 400 ] || fail "racy: --preempt=none --chaos --seed $l lost updates (counter $n)"
+	[ "$n" = 4000 ] || fail "racy: --preempt=none --chaos --seed $l lost updates (counter $n)"
 }
 
 # ---- the other scheduling options repeat their own interleaving ----

@@ -1,0 +1,810 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counted sites (DESIGN.md "Progress without a PMU"): which instructions
+ * count a tick, and the code that counts them.
+ *
+ * The plan comes from a linear Zydis decode of every executable section.
+ * A site is an instruction through which every loop and every recursion
+ * must pass: a direct branch or call to an address at or below its own
+ * (any cycle of control flow, laid out in address order, goes down
+ * somewhere; returns only unwind what calls did), and every indirect jump
+ * or call; chaos adds a seeded sample of other instructions. Each site
+ * becomes a 5-byte jump to a trampoline, taking neighbouring instructions
+ * along when it is shorter, so long as no known entry point (a direct
+ * branch target, a return address, a function symbol) falls inside what
+ * is taken, in the manner of E9Patch (Duck et al., PLDI 2020) without its
+ * instruction punning. A site no jump can take keeps an int3 that the
+ * tracer counts the same way.
+ *
+ * A trampoline, at run time address T:
+ *
+ *	trap:	pop %rcx; lea 128(%rsp),%rsp; int3
+ *	T:	lea -128(%rsp),%rsp	(over the red zone)
+ *		push %rcx
+ *		mov COUNTER,%rcx
+ *		jrcxz trap		(no budget left: the tracer decides)
+ *		lea -1(%rcx),%rcx
+ *		mov %rcx,COUNTER
+ *		pop %rcx
+ *		lea 128(%rsp),%rsp
+ *		<the instructions taken, re-encoded for T's place>
+ *		jmp <the first byte after them>
+ *
+ * lea, push, pop, mov and jrcxz leave the flags alone, and nothing is
+ * written below the stack pointer, so a signal handler that runs in the
+ * middle clobbers nothing. At the int3 the registers are as they were at
+ * the range's first instruction: the tracer puts rip back there, so a
+ * thread is always seen at an original address between ticks.
+ */
+#include "config.h"
+
+#include <Zydis/Zydis.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "dwarf.h"
+
+/* What the plan knows of one decoded instruction. */
+enum {
+	I_SITE = 1,    /* counts a tick */
+	I_MOVABLE = 2, /* may run relocated in a trampoline as a neighbour */
+	I_ENDS = 4,    /* control does not fall through (jmp, ret) */
+	I_CALL = 8,    /* a call: its return address is an entry point */
+	I_RELOC = 16,  /* as a site, it can be re-encoded elsewhere */
+	I_CHAOS = 32,  /* a site only because chaos picked it */
+};
+
+struct insn {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t flags;
+};
+
+struct plan_state {
+	struct insn *in;
+	size_t n, cap;
+	uint64_t *targets;
+	size_t ntargets, cap_targets;
+	uint64_t seed;
+	unsigned density;
+	int after_end;	  /* the previous instruction does not fall through, or pads */
+	uint64_t *tables; /* rip-relative addresses taken (lea): jump tables? */
+	size_t ntables, cap_tables;
+	struct {
+		uint64_t addr; /* jmp *disp(,%reg,8): a table of absolute addresses */
+	} * abs_tables;
+	size_t nabs, cap_abs;
+};
+
+static void add_target(struct plan_state *s, uint64_t a)
+{
+	if (s->ntargets == s->cap_targets) {
+		s->cap_targets = s->cap_targets ? 2 * s->cap_targets : 4096;
+		s->targets = xrealloc(s->targets, s->cap_targets * sizeof(*s->targets));
+	}
+	s->targets[s->ntargets++] = a;
+}
+
+/* splitmix64 of the seed and address: whether chaos picks this one. */
+static int picked(uint64_t seed, uint64_t addr, unsigned density)
+{
+	uint64_t z = seed ^ (addr * 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return density && z % density == 0;
+}
+
+/* Instructions that must stay where they are: the tracer finds syscalls
+ * by rip - 2, traps by their address, and relative forms Zydis cannot
+ * widen (loop, jrcxz, xbegin) have nowhere to go. */
+static int pinned(const ZydisDecodedInstruction *zi)
+{
+	switch (zi->mnemonic) {
+	case ZYDIS_MNEMONIC_SYSCALL:
+	case ZYDIS_MNEMONIC_SYSENTER:
+	case ZYDIS_MNEMONIC_INT:
+	case ZYDIS_MNEMONIC_INT1:
+	case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_INTO:
+	case ZYDIS_MNEMONIC_UD0:
+	case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2:
+	case ZYDIS_MNEMONIC_HLT:
+	case ZYDIS_MNEMONIC_RDTSC:
+	case ZYDIS_MNEMONIC_RDTSCP:
+	case ZYDIS_MNEMONIC_XBEGIN:
+	case ZYDIS_MNEMONIC_XEND:
+	case ZYDIS_MNEMONIC_XABORT:
+	case ZYDIS_MNEMONIC_LOOP:
+	case ZYDIS_MNEMONIC_LOOPE:
+	case ZYDIS_MNEMONIC_LOOPNE:
+	case ZYDIS_MNEMONIC_JRCXZ:
+	case ZYDIS_MNEMONIC_JECXZ:
+	case ZYDIS_MNEMONIC_JCXZ:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Whether operand OP of ZI reads or writes through rsp, or is rsp. */
+static int uses_rsp_reg(const ZydisDecodedOperand *op)
+{
+	return op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_RSP;
+}
+
+static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
+		     const ZydisDecodedOperand *ops, uint64_t addr)
+{
+	struct insn in = { addr, zi->length, 0 };
+	int rel = (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE) != 0;
+	ZyanU64 target = 0;
+	int has_target = rel && zi->operand_count_visible > 0 &&
+			 ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+			 ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &target));
+
+	/* What follows a jump, a return or padding is reached some other way:
+	 * a jump table's case, a landing pad, a function. */
+	if (s->after_end)
+		add_target(s, addr);
+	s->after_end = zi->meta.category == ZYDIS_CATEGORY_NOP ||
+		       zi->meta.category == ZYDIS_CATEGORY_WIDENOP ||
+		       zi->meta.category == ZYDIS_CATEGORY_RET ||
+		       zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR;
+	for (unsigned k = 0; k < zi->operand_count_visible; k++) {
+		ZyanU64 abs;
+
+		if (zi->mnemonic == ZYDIS_MNEMONIC_LEA &&
+		    ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ops[k].mem.base == ZYDIS_REGISTER_RIP &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs))) {
+			if (s->ntables == s->cap_tables) {
+				s->cap_tables = s->cap_tables ? 2 * s->cap_tables : 1024;
+				s->tables = xrealloc(s->tables, s->cap_tables * sizeof(*s->tables));
+			}
+			s->tables[s->ntables++] = abs;
+		}
+		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
+		    ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ops[k].mem.base == ZYDIS_REGISTER_NONE &&
+		    ops[k].mem.index != ZYDIS_REGISTER_NONE && ops[k].mem.scale == 8) {
+			if (s->nabs == s->cap_abs) {
+				s->cap_abs = s->cap_abs ? 2 * s->cap_abs : 64;
+				s->abs_tables = xrealloc(s->abs_tables,
+							 s->cap_abs * sizeof(*s->abs_tables));
+			}
+			s->abs_tables[s->nabs++].addr = (uint64_t)ops[k].mem.disp.value;
+		}
+	}
+	switch (zi->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+			in.flags |= I_ENDS;
+		if (has_target) {
+			add_target(s, target);
+			if (target <= addr)
+				in.flags |= I_SITE;
+			if (!pinned(zi)) {
+				in.flags |= I_RELOC;
+				if (!(in.flags & I_ENDS))
+					in.flags |= I_MOVABLE;
+			}
+		} else if (!rel) {
+			/* jmp through a register or memory: indirect */
+			in.flags |= I_SITE;
+			if (!(zi->operand_count_visible > 0 && uses_rsp_reg(&ops[0])))
+				in.flags |= I_RELOC;
+		}
+		break;
+	case ZYDIS_CATEGORY_CALL:
+		in.flags |= I_CALL;
+		add_target(s, addr + zi->length);
+		if (has_target) {
+			add_target(s, target);
+			if (target <= addr)
+				in.flags |= I_SITE | I_RELOC;
+		} else if (!rel) {
+			in.flags |= I_SITE;
+			if (!(zi->operand_count_visible > 0 && uses_rsp_reg(&ops[0])))
+				in.flags |= I_RELOC;
+		}
+		break;
+	case ZYDIS_CATEGORY_RET:
+		in.flags |= I_ENDS;
+		break;
+	default:
+		/* (rip-relative memory operands are re-encoded; relative
+		 * immediates outside branches are xbegin's and loop's: pinned) */
+		if (pinned(zi))
+			break;
+		in.flags |= I_MOVABLE;
+		if (picked(s->seed, addr, s->density))
+			in.flags |= I_SITE | I_CHAOS | I_RELOC;
+		break;
+	}
+	if (zi->mnemonic == ZYDIS_MNEMONIC_SYSCALL || pinned(zi))
+		in.flags &= (uint8_t) ~(I_MOVABLE | I_RELOC);
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 65536;
+		s->in = xrealloc(s->in, s->cap * sizeof(*s->in));
+	}
+	s->in[s->n++] = in;
+}
+
+static int decode_section(struct plan_state *s, const unsigned char *buf, size_t len,
+			  uint64_t vaddr)
+{
+	ZydisDecoder decoder;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	size_t off = 0;
+
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	while (off < len) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&decoder, buf + off, len - off, &zi, ops))) {
+			/* Not code (padding): an entry may follow it. */
+			off++;
+			s->after_end = 1;
+			continue;
+		}
+		classify(s, &zi, ops, vaddr + off);
+		off += zi.length;
+	}
+	/* The end of a section is where the next begins: no range crosses. */
+	add_target(s, vaddr + len);
+	return 0;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a known entry point lies in (lo, hi). */
+static int entry_inside(const struct plan_state *s, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = s->ntargets;
+
+	while (a < b) { /* the first target > lo */
+		size_t m = (a + b) / 2;
+
+		if (s->targets[m] <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < s->ntargets && s->targets[a] < hi;
+}
+
+static int contiguous(const struct plan_state *s, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++) {
+		if (s->in[k].addr + s->in[k].len != s->in[k + 1].addr)
+			return 0;
+	}
+	return 1;
+}
+
+/* The range for site I: instructions [*first, *last], none of them
+ * COVERED by another range; 0 for none. */
+static int choose_range(const struct plan_state *s, size_t i, const uint8_t *covered,
+			size_t *first, size_t *last)
+{
+	const struct insn *in = s->in;
+
+	if (!(in[i].flags & I_RELOC))
+		return 0;
+	for (size_t before = 0; before <= 4 && before <= i; before++) {
+		size_t f = i - before;
+		int ok = 1;
+
+		/* A chaos pick in a range is taken along, uncounted; a site
+		 * that must count is not. */
+		for (size_t k = f; k < i; k++)
+			ok &= (in[k].flags & I_MOVABLE) && !covered[k] &&
+			      !((in[k].flags & I_SITE) && !(in[k].flags & I_CHAOS));
+		if (!ok)
+			break;
+		for (size_t after = 0; after <= 4 && i + after < s->n; after++) {
+			size_t l = i + after;
+			uint64_t end;
+
+			if (after) {
+				/* Followers run by falling through from the site. */
+				if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
+				    covered[l] || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)))
+					break;
+			}
+			if (!contiguous(s, f, l))
+				break;
+			end = in[l].addr + in[l].len;
+			if (entry_inside(s, in[f].addr, end))
+				break;
+			if (end - in[f].addr >= 5) {
+				*first = f;
+				*last = l;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void add_range(struct dw_patch_plan *plan, const struct dw_patch_range *r)
+{
+	if (plan->n == plan->cap) {
+		plan->cap = plan->cap ? 2 * plan->cap : 1024;
+		plan->ranges = xrealloc(plan->ranges, plan->cap * sizeof(*plan->ranges));
+	}
+	plan->ranges[plan->n++] = *r;
+}
+
+static int by_range(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dw_patch_range *)a)->addr;
+	uint64_t y = ((const struct dw_patch_range *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sites that must count first (a hot loop's branch must not lose its
+ * neighbours to a chaos pick and fall back to an int3), then chaos picks
+ * in what is left. */
+static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
+{
+	uint8_t *covered = xcalloc(s->n ? s->n : 1, 1);
+
+	qsort(s->targets, s->ntargets, sizeof(*s->targets), by_u64);
+	free(s->tables);
+	free(s->abs_tables);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < s->n; i++) {
+			struct dw_patch_range r = { 0 };
+			size_t f, l;
+			int chaos = (s->in[i].flags & I_CHAOS) != 0;
+
+			if (!(s->in[i].flags & I_SITE) || covered[i] || chaos != pass)
+				continue;
+			if (choose_range(s, i, covered, &f, &l)) {
+				r.addr = s->in[f].addr;
+				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.kind = DW_PATCH_JUMP;
+				r.site = (uint16_t)(s->in[i].addr - r.addr);
+				memset(covered + f, 1, l - f + 1);
+				plan->njump++;
+			} else if (chaos) {
+				continue; /* a chaos pick costs a stop as an int3: leave it */
+			} else {
+				r.addr = s->in[i].addr;
+				r.len = 1;
+				r.kind = DW_PATCH_INT3;
+				covered[i] = 1;
+				plan->nint3++;
+			}
+			add_range(plan, &r);
+		}
+	}
+	qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
+	plan->tramp_size = (plan->njump * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
+	free(covered);
+	free(s->in);
+	free(s->targets);
+}
+
+int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
+		      unsigned density, struct dw_patch_plan *plan)
+{
+	struct plan_state s = { .seed = seed, .density = density };
+	int err;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->exec_vaddr = vaddr;
+	plan->exec_size = len;
+	err = decode_section(&s, buf, len, vaddr);
+	add_target(&s, vaddr);
+	if (err) {
+		free(s.in);
+		free(s.targets);
+		return err;
+	}
+	plan_finish(&s, plan);
+	return 0;
+}
+
+/* Function symbols of ELF: entry points the decode cannot see. */
+static void add_symbols(struct plan_state *s, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym sym;
+
+			if (gelf_getsym(data, (int)k, &sym) && sym.st_value &&
+			    (GELF_ST_TYPE(sym.st_info) == STT_FUNC ||
+			     GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC ||
+			     GELF_ST_TYPE(sym.st_info) == STT_NOTYPE))
+				add_target(s, sym.st_value);
+		}
+	}
+}
+
+/* The bytes of ELF's data at link-time address ADDR: N bytes, or NULL. */
+static const unsigned char *data_at(Elf *elf, uint64_t addr, size_t n)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr + n > sh.sh_addr + sh.sh_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size != sh.sh_size)
+			return NULL;
+		return (const unsigned char *)data->d_buf + (addr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/*
+ * Jump tables: gcc and clang's position-independent switch tables are
+ * 32-bit offsets from the table's own address, which a rip-relative lea
+ * takes; non-PIC ones are absolute 64-bit entries indexed by a jmp. Every
+ * entry that lands in the code is an entry point (a case may be reached
+ * by falling through as well, so nothing else marks it).
+ */
+static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_plan *plan)
+{
+	uint64_t lo = plan->exec_vaddr, hi = plan->exec_vaddr + plan->exec_size;
+
+	for (size_t i = 0; i < s->ntables; i++) {
+		uint64_t t = s->tables[i];
+
+		if (t >= lo && t < hi)
+			continue; /* code: a function's address, not a table */
+		for (size_t k = 0; k < 65536; k++) {
+			const unsigned char *p = data_at(elf, t + 4 * k, 4);
+			int32_t e;
+
+			if (!p)
+				break;
+			memcpy(&e, p, 4);
+			if (t + (uint64_t)(int64_t)e < lo || t + (uint64_t)(int64_t)e >= hi)
+				break;
+			add_target(s, t + (uint64_t)(int64_t)e);
+		}
+	}
+	for (size_t i = 0; i < s->nabs; i++) {
+		for (size_t k = 0; k < 65536; k++) {
+			const unsigned char *p = data_at(elf, s->abs_tables[i].addr + 8 * k, 8);
+			uint64_t e;
+
+			if (!p)
+				break;
+			memcpy(&e, p, 8);
+			if (e < lo || e >= hi)
+				break;
+			add_target(s, e);
+		}
+	}
+}
+
+int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
+		       struct dw_patch_plan *plan)
+{
+	struct plan_state s = { .seed = seed, .density = density };
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+	size_t nph;
+	int fd, err = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_machine != EM_X86_64 || elf_getphdrnum(elf, &nph) != 0) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	/* File offset to link-time address, from the executable segment. */
+	for (size_t k = 0; k < nph; k++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)k, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			plan->exec_vaddr = ph.p_vaddr;
+			plan->exec_offset = ph.p_offset;
+			plan->exec_size = ph.p_filesz;
+			break;
+		}
+	}
+	if (!plan->exec_size) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_addr < plan->exec_vaddr ||
+		    sh.sh_addr + sh.sh_size > plan->exec_vaddr + plan->exec_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		add_target(&s, sh.sh_addr);
+		err = decode_section(&s, data->d_buf, data->d_size, sh.sh_addr);
+		if (err)
+			break;
+	}
+	add_symbols(&s, elf);
+	add_tables(&s, elf, plan);
+	if (err) {
+		free(s.in);
+		free(s.targets);
+		goto out;
+	}
+	plan_finish(&s, plan);
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+void dw_patch_plan_free(struct dw_patch_plan *plan)
+{
+	free(plan->ranges);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* ---- emitting ---- */
+
+struct emitter {
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t base; /* run-time address of buf[0] */
+	int failed;
+};
+
+static void put(struct emitter *e, const void *p, size_t n)
+{
+	if (e->len + n > e->cap) {
+		e->failed = 1;
+		return;
+	}
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+}
+
+static void put32(struct emitter *e, uint32_t v)
+{
+	put(e, &v, 4);
+}
+
+static uint64_t here(const struct emitter *e)
+{
+	return e->base + e->len;
+}
+
+static int fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+static void put_jmp(struct emitter *e, uint64_t to)
+{
+	int64_t rel = (int64_t)(to - (here(e) + 5));
+
+	if (!fits32(rel)) {
+		e->failed = 1;
+		return;
+	}
+	put(e, "\xe9", 1);
+	put32(e, (uint32_t)rel);
+}
+
+/* Encode REQ, whose relative operands hold absolute addresses, here. */
+static void put_request(struct emitter *e, ZydisEncoderRequest *req)
+{
+	uint8_t out[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	ZyanUSize n = sizeof(out);
+
+	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(req, out, &n, here(e)))) {
+		e->failed = 1;
+		return;
+	}
+	put(e, out, n);
+}
+
+/* Turn the decoded instruction's relative parts into absolute addresses,
+ * as ZydisEncoderEncodeInstructionAbsolute wants them. RSP_ADJ is added to
+ * rsp-based displacements (the call sequence moved rsp). */
+static int to_request(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+		      uint64_t addr, int64_t rsp_adj, ZydisEncoderRequest *req)
+{
+	if (ZYAN_FAILED(ZydisEncoderDecodedInstructionToEncoderRequest(
+		    zi, ops, zi->operand_count_visible, req)))
+		return -EINVAL;
+	for (unsigned k = 0; k < zi->operand_count_visible; k++) {
+		ZyanU64 abs;
+
+		if (ops[k].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[k].imm.is_relative) {
+			if (ZYAN_FAILED(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs)))
+				return -EINVAL;
+			req->operands[k].imm.u = abs;
+			req->branch_width = ZYDIS_BRANCH_WIDTH_32;
+			req->branch_type = ZYDIS_BRANCH_TYPE_NEAR;
+		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   ops[k].mem.base == ZYDIS_REGISTER_RIP) {
+			if (ZYAN_FAILED(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs)))
+				return -EINVAL;
+			req->operands[k].mem.displacement = (ZyanI64)abs;
+		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   ops[k].mem.base == ZYDIS_REGISTER_RSP) {
+			req->operands[k].mem.displacement += rsp_adj;
+		}
+	}
+	return 0;
+}
+
+/* ORIG (LEN bytes) was the instruction at ADDR: put its equivalent here. */
+static void relocate(struct emitter *e, ZydisDecoder *dec, const uint8_t *orig, size_t len,
+		     uint64_t addr)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisEncoderRequest req;
+
+	if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, orig, len, &zi, ops))) {
+		e->failed = 1;
+		return;
+	}
+	if (zi.meta.category == ZYDIS_CATEGORY_CALL) {
+		/* The return address must be the original one: push it by hand
+		 * (no flags touched), then jump. */
+		uint64_t ret = addr + zi.length;
+
+		put(e, "\x48\x8d\x64\x24\xf8", 5); /* lea -8(%rsp),%rsp */
+		put(e, "\xc7\x04\x24", 3);	   /* movl $lo,(%rsp) */
+		put32(e, (uint32_t)ret);
+		put(e, "\xc7\x44\x24\x04", 4); /* movl $hi,4(%rsp) */
+		put32(e, (uint32_t)(ret >> 32));
+		if (to_request(&zi, ops, addr, 8, &req)) {
+			e->failed = 1;
+			return;
+		}
+		req.mnemonic = ZYDIS_MNEMONIC_JMP;
+		put_request(e, &req);
+		return;
+	}
+	if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE)) {
+		put(e, orig, zi.length);
+		return;
+	}
+	if (to_request(&zi, ops, addr, 0, &req)) {
+		e->failed = 1;
+		return;
+	}
+	put_request(e, &req);
+}
+
+static void put_counter_op(struct emitter *e, const char *op, uint64_t counter)
+{
+	put(e, op, 4); /* 48 8b 0c 25 / 48 89 0c 25: mov abs32 <-> %rcx */
+	put32(e, (uint32_t)counter);
+}
+
+int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t *code,
+		  uint64_t code_addr, size_t code_len, uint8_t *patched, uint8_t *tramp,
+		  uint64_t tramp_addr, size_t tramp_cap, uint64_t counter,
+		  struct dw_patch_site *sites, size_t *nsites)
+{
+	struct emitter e = { tramp, 0, tramp_cap, tramp_addr, 0 };
+	ZydisDecoder dec;
+	size_t n = 0;
+
+	if (counter >= 0x80000000ULL ||
+	    ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	memcpy(patched, code, code_len);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct dw_patch_range *r = &plan->ranges[i];
+		uint64_t at = r->addr + (uint64_t)bias;
+		size_t off = at - code_addr, mark = e.len;
+		uint64_t trap, entry;
+		struct dw_patch_site *site = &sites[n];
+
+		if (at < code_addr || at + r->len > code_addr + code_len)
+			continue;
+		site->addr = at;
+		site->len = r->len;
+		site->kind = r->kind;
+		site->trap = 0;
+		site->tramp = 0;
+		if (r->kind == DW_PATCH_INT3) {
+			patched[off] = 0xcc;
+			n++;
+			continue;
+		}
+		/* trap: pop %rcx; lea 128(%rsp),%rsp; int3 */
+		put(&e, "\x59\x48\x8d\xa4\x24\x80\x00\x00\x00\xcc", 10);
+		trap = here(&e) - 1;
+		entry = here(&e);
+		put(&e, "\x48\x8d\x64\x24\x80", 5); /* lea -128(%rsp),%rsp */
+		put(&e, "\x51", 1);		    /* push %rcx */
+		put_counter_op(&e, "\x48\x8b\x0c\x25", counter);
+		put(&e, "\xe3", 1); /* jrcxz trap */
+		put(&e, (uint8_t[]){ (uint8_t)(int8_t)(mark - (e.len + 1)) }, 1);
+		put(&e, "\x48\x8d\x49\xff", 4); /* lea -1(%rcx),%rcx */
+		put_counter_op(&e, "\x48\x89\x0c\x25", counter);
+		put(&e, "\x59", 1);				/* pop %rcx */
+		put(&e, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8); /* lea 128(%rsp),%rsp */
+		for (size_t k = 0; k < r->len && !e.failed;) {
+			ZydisDecodedInstruction zi;
+
+			if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, code + off + k,
+								      r->len - k, &zi))) {
+				e.failed = 1;
+				break;
+			}
+			relocate(&e, &dec, code + off + k, zi.length, at + k);
+			k += zi.length;
+		}
+		put_jmp(&e, at + r->len);
+		if (e.failed || e.len - mark > DW_PATCH_TRAMP_MAX ||
+		    !fits32((int64_t)(entry - (at + 5)))) {
+			/* This one cannot be moved here: an int3 counts it. */
+			e.failed = 0;
+			e.len = mark;
+			site->kind = DW_PATCH_INT3;
+			site->len = 1;
+			site->addr = at + r->site;
+			patched[off + r->site] = 0xcc;
+			n++;
+			continue;
+		}
+		patched[off] = 0xe9;
+		{
+			int32_t rel = (int32_t)(int64_t)(entry - (at + 5));
+
+			memcpy(patched + off + 1, &rel, 4);
+		}
+		memset(patched + off + 5, 0xcc, r->len - 5);
+		site->trap = trap;
+		site->tramp = entry;
+		site->tramp_end = here(&e);
+		site->tramp_start = tramp_addr + mark;
+		n++;
+	}
+	*nsites = n;
+	return (int)e.len;
+}

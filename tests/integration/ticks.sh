@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Counted ticks (issue "Exact progress without a PMU"; DESIGN.md "Progress
+# without a PMU"): threads that race without syscalls come out the same on
+# every run, chaos seed and replay, whatever the host's speed, and a CPU
+# hog on every core cannot change that.
+#
+# - counter_race, 2 x 30,000,000 unlocked increments: 20 runs print one
+#   total; --chaos --seed 1..10 each repeat their own total three times,
+#   and at least two seeds differ; a recording of each seed replays to its
+#   total with exit 0.
+# - fibrace (recursion, no loops), libspin (the loop in a dlopen'd
+#   library), alarmloop (SIGALRM in a busy loop, by virtual time that
+#   ticks move): the same under run, chaos and replay.
+#
+# Every part runs in its own subshell so that one failure does not hide
+# the others.
+. "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
+
+export HERMIT_DATA_DIR="$WORK/data"
+TEST_TIMEOUT=120
+
+# Keep both cores busy the whole time: host speed must not matter.
+hog() {
+	n=$(nproc 2>/dev/null || echo 2)
+	HOGS=
+	for _ in $(seq "$n"); do
+		sh -c 'while :; do :; done' &
+		HOGS="$HOGS $!"
+	done
+}
+hog
+trap 'kill $HOGS 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# one_line FILE: FILE's only line, a number.
+one_line() {
+	[ "$(wc -l <"$1")" -eq 1 ] && grep -qx '[0-9][0-9]*' "$1" ||
+		{ cat "$1" "$1.err" >&2; fail "$1 is not one number"; }
+	cat "$1"
+}
+
+# record_replay NAME ARGS...: record ARGS, replay it; the replay must exit
+# 0 and print what the recording printed.
+record_replay() {
+	name=$1
+	shift
+	hm "$WORK/$name.rec" record start "$@"
+	st=$?
+	[ "$st" = 0 ] || { tail -5 "$WORK/$name.rec.err" >&2; fail "$name: record exited $st"; }
+	hm "$WORK/$name.rep" replay --autopilot
+	st=$?
+	[ "$st" = 0 ] || { tail -5 "$WORK/$name.rep.err" >&2; fail "$name: replay exited $st"; }
+	diff -u "$WORK/$name.rec" "$WORK/$name.rep" || fail "$name: the replay printed other output"
+}
+
+t_runs() {
+	for i in $(seq 20); do
+		hm "$WORK/run.$i" run -- "$GUESTS/counter_race" ||
+			{ tail -5 "$WORK/run.$i.err" >&2; fail "counter_race: run $i failed"; }
+		one_line "$WORK/run.$i" >/dev/null
+		diff -u "$WORK/run.1" "$WORK/run.$i" || fail "counter_race: runs 1 and $i differ"
+	done
+}
+
+t_chaos() {
+	: >"$WORK/totals"
+	for seed in $(seq 10); do
+		for i in 1 2 3; do
+			hm "$WORK/chaos.$seed.$i" run --chaos --seed "$seed" -- "$GUESTS/counter_race"
+			st=$?
+			[ "$st" = 0 ] || { tail -5 "$WORK/chaos.$seed.$i.err" >&2; fail "chaos seed $seed: run $i exited $st"; }
+			one_line "$WORK/chaos.$seed.$i" >/dev/null
+			diff -u "$WORK/chaos.$seed.1" "$WORK/chaos.$seed.$i" ||
+				fail "chaos seed $seed: runs 1 and $i differ"
+		done
+		cat "$WORK/chaos.$seed.1" >>"$WORK/totals"
+		record_replay "chaos-rr.$seed" --chaos --seed "$seed" -- "$GUESTS/counter_race"
+		diff -u "$WORK/chaos.$seed.1" "$WORK/chaos-rr.$seed.rec" ||
+			fail "chaos seed $seed: the recording printed another total than the runs"
+	done
+	[ "$(sort -u "$WORK/totals" | wc -l)" -ge 2 ] ||
+		{ cat "$WORK/totals" >&2; fail "chaos: seeds 1 to 10 all gave the same total"; }
+}
+
+t_record() {
+	record_replay plain-rr -- "$GUESTS/counter_race"
+	diff -u "$WORK/run.1" "$WORK/plain-rr.rec" 2>/dev/null ||
+		{ [ ! -e "$WORK/run.1" ] || fail "counter_race: the recording printed another total than run"; }
+}
+
+# same_everywhere NAME ARGS...: run three times, chaos seed 3 three times,
+# and a recording of each replayed: the same output each way.
+same_everywhere() {
+	what=$1
+	shift
+	same_thrice "$what" -- "$@"
+	same_thrice "$what-chaos" --chaos --seed 3 -- "$@"
+	record_replay "$what-rr" -- "$@"
+	diff -u "$WORK/$what.1" "$WORK/$what-rr.rec" || fail "$what: recorded another output than run"
+	record_replay "$what-chaos-rr" --chaos --seed 3 -- "$@"
+	diff -u "$WORK/$what-chaos.1" "$WORK/$what-chaos-rr.rec" ||
+		fail "$what: recorded another output than run under chaos"
+}
+
+t_fib() {
+	same_everywhere fib "$GUESTS/fibrace"
+	grep -q '^fib 2178309 2178309 calls [0-9]*$' "$WORK/fib.1" ||
+		{ cat "$WORK/fib.1" >&2; fail "fibrace: wrong output"; }
+}
+
+t_lib() {
+	same_everywhere lib "$GUESTS/libspin" "$GUESTS/libspinlib.so"
+	one_line "$WORK/lib.1" >/dev/null
+}
+
+t_alarm() {
+	same_everywhere alarm "$GUESTS/alarmloop"
+	grep -q '^alarm after [1-9][0-9]* spins$' "$WORK/alarm.1" ||
+		{ cat "$WORK/alarm.1" >&2; fail "alarmloop: wrong output"; }
+}
+
+status=0
+for t in t_runs t_chaos t_record t_fib t_lib t_alarm; do
+	($t) || { echo "$t failed" >&2; status=1; }
+done
+exit $status

@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "sites" tick source (DESIGN.md "Progress without a PMU"): counted
+ * ticks in the guest.
+ *
+ * Every guest process gets the Hermit page at TRACER_HPAGE, whose first
+ * word is the running thread's tick budget. Each executable mapping of a
+ * file (the program and its interpreter at exec, each library as it is
+ * mapped) is patched from dwarf/patch.c's plan: a site jumps to a
+ * trampoline, mapped nearby, that counts the budget down and traps when
+ * it is spent; a site no jump can take is an int3 counted here. The
+ * patches live in the guest's memory only (written through /proc/pid/mem,
+ * which copies the pages), and a fork inherits them with the page.
+ *
+ * The plan of a file is made once per run (keyed by device, inode and
+ * mtime); the patched bytes of a mapping once per address (no ASLR, so
+ * every process that maps libc maps it at the same place).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "dwarf/dwarf.h"
+#include "tracer.h"
+
+/* A file's plan, for a seed and density. */
+struct plan {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	uint64_t seed;
+	unsigned density;
+	int err;
+	struct dw_patch_plan p;
+	struct plan *next;
+};
+
+/* A mapping patched: its sites, at run-time addresses. Shared by the
+ * processes that map the same file at the same place. */
+struct patched {
+	struct plan *plan;
+	uint64_t code_addr;
+	size_t code_len;
+	uint64_t tramp_addr;
+	size_t tramp_len;
+	uint8_t *orig;	  /* the code as it was */
+	uint8_t *patched; /* and as it is */
+	uint8_t *tramp;
+	struct dw_patch_site *sites; /* by address */
+	size_t n;
+	uint64_t *traps; /* trap address, index into sites: by trap */
+	size_t ntraps;
+	int refs;
+	struct patched *next; /* in the cache */
+};
+
+struct proc {
+	pid_t tgid;
+	struct patched **maps;
+	size_t nmaps;
+	struct proc *next;
+};
+
+static struct plan *plans;
+static struct patched *cache;
+static struct proc *procs;
+static struct tracer_ticks_stats stats;
+
+static struct proc *proc_find(pid_t tgid)
+{
+	for (struct proc *p = procs; p; p = p->next) {
+		if (p->tgid == tgid)
+			return p;
+	}
+	return NULL;
+}
+
+static struct proc *proc_get(pid_t tgid)
+{
+	struct proc *p = proc_find(tgid);
+
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->tgid = tgid;
+		p->next = procs;
+		procs = p;
+	}
+	return p;
+}
+
+void tracer_ticks_drop(pid_t tgid)
+{
+	for (struct proc **pp = &procs; *pp; pp = &(*pp)->next) {
+		if ((*pp)->tgid == tgid) {
+			struct proc *p = *pp;
+
+			*pp = p->next;
+			for (size_t i = 0; i < p->nmaps; i++)
+				p->maps[i]->refs--;
+			free(p->maps);
+			free(p);
+			return;
+		}
+	}
+}
+
+int tracer_ticks_armed(pid_t tgid)
+{
+	return proc_find(tgid) != NULL;
+}
+
+int tracer_ticks_rename(pid_t from, pid_t to)
+{
+	struct proc *p = proc_find(from);
+
+	if (p) {
+		tracer_ticks_drop(to);
+		p->tgid = to;
+	}
+	return 0;
+}
+
+int tracer_ticks_fork(pid_t parent, pid_t child)
+{
+	struct proc *pp = proc_find(parent), *c;
+
+	tracer_ticks_drop(child);
+	if (!pp)
+		return 0;
+	c = proc_get(child);
+	c->maps = xcalloc(pp->nmaps ? pp->nmaps : 1, sizeof(*c->maps));
+	for (size_t i = 0; i < pp->nmaps; i++) {
+		c->maps[i] = pp->maps[i];
+		c->maps[i]->refs++;
+	}
+	c->nmaps = pp->nmaps;
+	return 0;
+}
+
+static struct plan *plan_for(const char *path, uint64_t seed, unsigned density)
+{
+	struct stat st;
+	struct plan *pl;
+	struct timespec t0, t1;
+
+	if (stat(path, &st) < 0)
+		return NULL;
+	for (pl = plans; pl; pl = pl->next) {
+		if (pl->dev == st.st_dev && pl->ino == st.st_ino &&
+		    pl->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    pl->mtime.tv_nsec == st.st_mtim.tv_nsec && pl->seed == seed &&
+		    pl->density == density)
+			return pl->err ? NULL : pl;
+	}
+	pl = xcalloc(1, sizeof(*pl));
+	pl->dev = st.st_dev;
+	pl->ino = st.st_ino;
+	pl->mtime = st.st_mtim;
+	pl->seed = seed;
+	pl->density = density;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pl->err = dw_patch_plan_file(path, seed, density, &pl->p);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (pl->err)
+		hm_debug("no counted sites in '%s': %s", path, hm_strerror(pl->err));
+	else
+		hm_debug("'%s': %zu sites by jump, %zu by int3, planned in %.1f ms", path,
+			 pl->p.njump, pl->p.nint3,
+			 (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	pl->next = plans;
+	plans = pl;
+	return pl->err ? NULL : pl;
+}
+
+static int mem_fd(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t at)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(at + done));
+
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t at)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(at + done));
+
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Write the pages of P that differ from the original. */
+static int write_code(int fd, const struct patched *p)
+{
+	for (size_t off = 0; off < p->code_len;) {
+		uint64_t page_end = ((p->code_addr + off) | 4095) + 1;
+		size_t n = page_end - (p->code_addr + off);
+
+		if (n > p->code_len - off)
+			n = p->code_len - off;
+		if (memcmp(p->orig + off, p->patched + off, n) != 0) {
+			int err = pwrite_all(fd, p->patched + off, n, p->code_addr + off);
+
+			if (err)
+				return err;
+		}
+		off += n;
+	}
+	return 0;
+}
+
+/* Take TID, stopped at its exec event (still inside execve), to the
+ * syscall-exit stop of execve, where the new program has not run yet. */
+static int leave_execve(pid_t tid)
+{
+	struct tracer_stop s;
+	int err;
+
+	for (;;) {
+		err = tracer_syscall(tid, 0);
+		if (!err)
+			err = tracer_wait_tid(tid, &s);
+		if (err)
+			return err;
+		if (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED)
+			return -ESRCH;
+		if (s.kind == TRACER_SYSCALL_EXIT || s.kind == TRACER_SYSCALL_ENTRY)
+			return 0;
+		if (s.kind == TRACER_SIGNAL) {
+			syscall(SYS_tkill, tid, s.sig); /* again, once it runs */
+			continue;
+		}
+	}
+}
+
+/* Inject syscall NR in TID, past execve (no syscall just behind rip): a
+ * syscall instruction goes at rip for the time it takes. */
+static int inject_at_exec(pid_t tid, int fd, long nr, const uint64_t args[6], long *ret)
+{
+	struct user_regs_struct regs, moved;
+	uint8_t saved[2];
+	int err = tracer_get_regs(tid, &regs);
+
+	if (err)
+		return err;
+	err = pread_all(fd, saved, 2, regs.rip);
+	if (!err)
+		err = pwrite_all(fd, "\x0f\x05", 2, regs.rip);
+	if (err)
+		return err;
+	moved = regs;
+	moved.rip += 2;
+	err = tracer_set_regs(tid, &moved);
+	if (!err)
+		err = tracer_inject(tid, nr, args, ret);
+	pwrite_all(fd, saved, 2, regs.rip);
+	tracer_set_regs(tid, &regs);
+	return err;
+}
+
+static int inject(pid_t tid, int fd, int at_exec, long nr, const uint64_t args[6], long *ret)
+{
+	return at_exec ? inject_at_exec(tid, fd, nr, args, ret) : tracer_inject(tid, nr, args, ret);
+}
+
+static int map_fixed(pid_t tid, int fd, int at_exec, uint64_t addr, size_t len, int prot)
+{
+	uint64_t args[6] = { addr,	     len,
+			     (uint64_t)prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			     (uint64_t)-1,   0 };
+	long ret;
+	int err = inject(tid, fd, at_exec, SYS_mmap, args, &ret);
+
+	if (err)
+		return err;
+	if (ret < 0 && ret > -4096)
+		return (int)ret;
+	return (uint64_t)ret == addr ? 0 : -EEXIST;
+}
+
+/* A free gap of LEN bytes for trampolines near [LO, HI): just below the
+ * nearest mapping beneath LO, within reach of a rel32 from all of it. */
+static int find_gap(pid_t tid, uint64_t lo, uint64_t hi, size_t len, uint64_t *at)
+{
+	char path[64], line[512];
+	uint64_t prev_end = 0x10000, best = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+
+		if (sscanf(line, "%llx-%llx", &s, &e) != 2)
+			continue;
+		if (s >= lo)
+			break;
+		if (s > prev_end && s - prev_end >= len + 4096)
+			best = s - len - 4096; /* a guard page between */
+		if (e > prev_end)
+			prev_end = e;
+	}
+	fclose(f);
+	if (!best && lo > prev_end + len + 4096)
+		best = lo - len - 4096;
+	if (!best || hi - best >= 0x7fff0000ULL || best <= TRACER_HPAGE + 4096)
+		return -ENOMEM;
+	*at = best & ~(uint64_t)4095;
+	return 0;
+}
+
+static int by_trap(const void *a, const void *b)
+{
+	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+
+	return x < y ? -1 : x > y;
+}
+
+/* Patch the code of PLAN mapped at [ADDR, ADDR + LEN) with file offset
+ * OFF into process TGID (TID stopped). */
+static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan *pl, uint64_t addr,
+			 uint64_t len, uint64_t off)
+{
+	const struct dw_patch_plan *pp = &pl->p;
+	uint64_t seg_lo = pp->exec_offset, seg_hi = pp->exec_offset + pp->exec_size;
+	uint64_t lo = off > seg_lo ? off : seg_lo, hi = off + len < seg_hi ? off + len : seg_hi;
+	int64_t bias;
+	struct patched *p;
+	struct proc *pr;
+	int err, used;
+
+	if (lo >= hi || !pp->n)
+		return 0;
+	/* run-time = link-time + bias */
+	bias = (int64_t)(addr - off + pp->exec_offset - pp->exec_vaddr);
+	for (p = cache; p; p = p->next) {
+		if (p->plan == pl && p->code_addr == addr + (lo - off) && p->code_len == hi - lo)
+			break;
+	}
+	if (p) {
+		/* Seen at this place before: the same bytes, if the place is free. */
+		err = map_fixed(tid, fd, at_exec, p->tramp_addr, p->tramp_len,
+				PROT_READ | PROT_EXEC);
+		if (err)
+			p = NULL;
+	}
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->plan = pl;
+		p->code_addr = addr + (lo - off);
+		p->code_len = hi - lo;
+		p->tramp_len = pp->tramp_size;
+		p->orig = xmalloc(p->code_len);
+		p->patched = xmalloc(p->code_len);
+		p->tramp = xcalloc(1, p->tramp_len);
+		p->sites = xcalloc(pp->n, sizeof(*p->sites));
+		err = pread_all(fd, p->orig, p->code_len, p->code_addr);
+		if (!err)
+			err = find_gap(tid, p->code_addr, p->code_addr + p->code_len, p->tramp_len,
+				       &p->tramp_addr);
+		if (!err)
+			err = map_fixed(tid, fd, at_exec, p->tramp_addr, p->tramp_len,
+					PROT_READ | PROT_EXEC);
+		used = err ? err
+			   : dw_patch_emit(pp, bias, p->orig, p->code_addr, p->code_len, p->patched,
+					   p->tramp, p->tramp_addr, p->tramp_len,
+					   TRACER_HPAGE_COUNTER, p->sites, &p->n);
+		if (used < 0) {
+			free(p->orig);
+			free(p->patched);
+			free(p->tramp);
+			free(p->sites);
+			free(p);
+			return used;
+		}
+		p->traps = xcalloc(p->n ? 2 * p->n : 1, sizeof(*p->traps));
+		for (size_t i = 0; i < p->n; i++) {
+			if (p->sites[i].kind == DW_PATCH_JUMP) {
+				p->traps[2 * p->ntraps] = p->sites[i].trap;
+				p->traps[2 * p->ntraps + 1] = i;
+				p->ntraps++;
+			}
+		}
+		qsort(p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap);
+		p->next = cache;
+		cache = p;
+	}
+	err = pwrite_all(fd, p->tramp, p->tramp_len, p->tramp_addr);
+	if (!err)
+		err = write_code(fd, p);
+	if (err)
+		return err;
+	pr = proc_get(tgid);
+	pr->maps = xrealloc(pr->maps, (pr->nmaps + 1) * sizeof(*pr->maps));
+	pr->maps[pr->nmaps++] = p;
+	p->refs++;
+	stats.jumps += p->ntraps;
+	stats.int3s += p->n - p->ntraps;
+	return (int)p->n;
+}
+
+static int map_page(pid_t tid, int fd, int at_exec)
+{
+	int err = map_fixed(tid, fd, at_exec, TRACER_HPAGE, 4096, PROT_READ | PROT_WRITE);
+	uint64_t zero = 0;
+
+	if (!err)
+		err = pwrite_all(fd, &zero, sizeof(zero), TRACER_HPAGE_COUNTER);
+	return err;
+}
+
+int tracer_ticks_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density)
+{
+	char path[64], line[4096 + 128];
+	FILE *maps;
+	int fd, err, total = 0;
+
+	tracer_ticks_drop(tgid);
+	fd = mem_fd(tid);
+	if (fd < 0)
+		return -errno;
+	err = leave_execve(tid);
+	if (!err)
+		err = map_page(tid, fd, 1);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	proc_get(tgid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
+	maps = fopen(path, "re");
+	/* Read all lines first: patching maps trampolines, changing the file. */
+	struct {
+		uint64_t s, e, off;
+		char *file;
+	} todo[16];
+	size_t ntodo = 0;
+
+	while (maps && fgets(line, sizeof(line), maps) && ntodo < 16) {
+		unsigned long long s, e, off;
+		char perms[8];
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4 ||
+		    perms[2] != 'x' || !pos || line[pos] != '/')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		todo[ntodo].s = s;
+		todo[ntodo].e = e;
+		todo[ntodo].off = off;
+		todo[ntodo].file = xstrdup(line + pos);
+		ntodo++;
+	}
+	if (maps)
+		fclose(maps);
+	for (size_t i = 0; i < ntodo; i++) {
+		struct plan *pl = plan_for(todo[i].file, seed, density);
+		int n = pl ? patch_mapping(tid, tgid, fd, 1, pl, todo[i].s, todo[i].e - todo[i].s,
+					   todo[i].off)
+			   : 0;
+
+		if (n < 0)
+			hm_debug("cannot patch '%s' in process %d: %s", todo[i].file, tgid,
+				 hm_strerror(n));
+		else
+			total += n;
+		free(todo[i].file);
+	}
+	close(fd);
+	return total;
+}
+
+int tracer_ticks_mapped(pid_t tid, pid_t tgid, uint64_t addr, uint64_t len, int guest_fd,
+			uint64_t off, uint64_t seed, unsigned density)
+{
+	char link[64];
+	struct plan *pl;
+	int fd, n;
+
+	if (!proc_find(tgid))
+		return 0;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", tid, guest_fd);
+	pl = plan_for(link, seed, density);
+	if (!pl)
+		return 0;
+	fd = mem_fd(tid);
+	if (fd < 0)
+		return -errno;
+	n = patch_mapping(tid, tgid, fd, 0, pl, addr, len, off);
+	close(fd);
+	return n;
+}
+
+int tracer_ticks_set(pid_t tid, uint64_t budget)
+{
+	return tracer_poke_mem(tid, TRACER_HPAGE_COUNTER, &budget, sizeof(budget));
+}
+
+int tracer_ticks_get(pid_t tid, uint64_t *left)
+{
+	return tracer_read_mem(tid, TRACER_HPAGE_COUNTER, left, sizeof(*left));
+}
+
+static const struct dw_patch_site *site_at(const struct proc *pr, uint64_t addr,
+					   const struct patched **in)
+{
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct patched *p = pr->maps[i];
+		size_t a = 0, b = p->n;
+
+		if (addr < p->code_addr || addr >= p->code_addr + p->code_len)
+			continue;
+		while (a < b) {
+			size_t m = (a + b) / 2;
+
+			if (p->sites[m].addr + p->sites[m].len <= addr)
+				a = m + 1;
+			else
+				b = m;
+		}
+		if (a < p->n && p->sites[a].addr <= addr) {
+			*in = p;
+			return &p->sites[a];
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+static const struct dw_patch_site *trap_at(const struct proc *pr, uint64_t addr)
+{
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct patched *p = pr->maps[i];
+		uint64_t key[2] = { addr, 0 };
+		const uint64_t *hit;
+
+		if (addr < p->tramp_addr || addr >= p->tramp_addr + p->tramp_len)
+			continue;
+		hit = bsearch(key, p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap);
+		return hit ? &p->sites[hit[1]] : NULL;
+	}
+	return NULL;
+}
+
+int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site)
+{
+	const struct proc *pr = proc_find(tgid);
+	const struct dw_patch_site *s;
+	const struct patched *in;
+	struct user_regs_struct regs;
+	uint64_t left;
+	int err;
+
+	if (!pr || tracer_get_regs(tid, &regs) < 0)
+		return 0;
+	s = trap_at(pr, regs.rip - 1);
+	if (s) {
+		/* Out of budget at a trampoline: back to the site, uncounted. */
+		regs.rip = s->addr;
+		*site = s->addr;
+		return tracer_set_regs(tid, &regs) < 0 ? -ESRCH : TRACER_TICK_OUT;
+	}
+	s = site_at(pr, regs.rip - 1, &in);
+	if (!s || s->kind != DW_PATCH_INT3 || s->addr != regs.rip - 1)
+		return 0;
+	*site = s->addr;
+	regs.rip = s->addr;
+	err = tracer_set_regs(tid, &regs);
+	if (!err)
+		err = tracer_ticks_get(tid, &left);
+	if (err)
+		return err;
+	if (left == 0)
+		return TRACER_TICK_OUT;
+	left--;
+	if (tracer_ticks_set(tid, left) < 0)
+		return -ESRCH;
+	/* The original instruction, one step, and the int3 back. */
+	{
+		uint8_t orig = in->orig[s->addr - in->code_addr], cc = 0xcc;
+
+		err = tracer_poke_mem(tid, s->addr, &orig, 1);
+		if (!err)
+			err = tracer_singlestep(tid);
+		tracer_poke_mem(tid, s->addr, &cc, 1);
+	}
+	if (err < 0)
+		return err;
+	if (err > 0) {
+		*site = (uint64_t)err;
+		return TRACER_TICK_FAULT;
+	}
+	return TRACER_TICK_COUNTED;
+}
+
+int tracer_ticks_site(pid_t tgid, uint64_t addr, uint64_t *start, size_t *len, uint8_t *orig,
+		      size_t size)
+{
+	const struct dw_patch_site *s;
+	const struct patched *in;
+
+	s = site_at(proc_find(tgid), addr, &in);
+	if (!s)
+		return 0;
+	*start = s->addr;
+	*len = s->len;
+	if (orig)
+		memcpy(orig, in->orig + (s->addr - in->code_addr), s->len < size ? s->len : size);
+	return s->kind;
+}
+
+void tracer_ticks_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct proc *pr = proc_find(tgid);
+
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct patched *p = pr->maps[i];
+		uint64_t lo = addr > p->code_addr ? addr : p->code_addr;
+		uint64_t hi = addr + len < p->code_addr + p->code_len ? addr + len
+								      : p->code_addr + p->code_len;
+
+		for (uint64_t a = lo; a < hi; a++) {
+			/* Only bytes hermit changed: the guest's own writes stay. */
+			if (buf[a - addr] == p->patched[a - p->code_addr])
+				buf[a - addr] = p->orig[a - p->code_addr];
+		}
+	}
+}
+
+int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig)
+{
+	const struct proc *pr = proc_find(tgid);
+
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct patched *p = pr->maps[i];
+
+		if (pc < p->tramp_addr || pc >= p->tramp_addr + p->tramp_len)
+			continue;
+		for (size_t k = 0; k < p->n; k++) {
+			if (p->sites[k].kind == DW_PATCH_JUMP && pc >= p->sites[k].tramp_start &&
+			    pc < p->sites[k].tramp_end) {
+				*orig = p->sites[k].addr;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int tracer_singlestep(pid_t tid)
+{
+	int deferred[8], ndeferred = 0, err, fault = 0;
+	struct tracer_stop s;
+
+	for (;;) {
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
+			return -errno;
+		err = tracer_wait_tid(tid, &s);
+		if (err)
+			return err;
+		if (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED)
+			return -ESRCH;
+		if (s.kind == TRACER_SIGNAL && s.sig == SIGTRAP)
+			break;
+		if (s.kind == TRACER_SIGNAL) {
+			siginfo_t si;
+
+			if ((s.sig == SIGSEGV || s.sig == SIGBUS || s.sig == SIGFPE ||
+			     s.sig == SIGILL) &&
+			    tracer_siginfo(tid, &si) == 0 && si.si_code > 0) {
+				fault = s.sig;
+				break;
+			}
+			if (ndeferred < 8)
+				deferred[ndeferred++] = s.sig;
+		}
+	}
+	for (int i = 0; i < ndeferred; i++)
+		syscall(SYS_tkill, tid, deferred[i]);
+	return fault;
+}
+
+void tracer_ticks_get_stats(struct tracer_ticks_stats *out)
+{
+	*out = stats;
+}
+
+void tracer_ticks_free(void)
+{
+	while (procs)
+		tracer_ticks_drop(procs->tgid);
+	while (cache) {
+		struct patched *next = cache->next;
+
+		free(cache->orig);
+		free(cache->patched);
+		free(cache->tramp);
+		free(cache->sites);
+		free(cache->traps);
+		free(cache);
+		cache = next;
+	}
+	while (plans) {
+		struct plan *next = plans->next;
+
+		dw_patch_plan_free(&plans->p);
+		free(plans);
+		plans = next;
+	}
+}
