@@ -7,7 +7,9 @@
 # from the median wall times, with its target and whether it is met:
 #
 #   cpuloop        a CPU-bound loop with no syscalls: hermit time / native
-#                  time. Only start-up and the tracer's idle costs show.
+#                  time. Its backward branch is a counted site (DESIGN.md
+#                  "Progress without a PMU"), so this is the cost of
+#                  counting ticks alone (target 1.15x).
 #   syscall-loop   getppid() and write() to /dev/null, SYSCALL_N times:
 #                  syscalls the seccomp filter lets through. Hermit time /
 #                  native time (start-up included), and the cost per syscall
@@ -108,8 +110,8 @@ cpu_native() { "$tmp/cpuloop" "$CPULOOP_N"; }
 cpu_hermit() { "$HERMIT" run -- "$tmp/cpuloop" "$CPULOOP_N"; }
 measure "$RUNS" cpu_native cpu_hermit
 r=$(ratio "${med[1]}" "${med[2]}")
-printf '%-14s native %7.3f s  hermit %7.3f s  ratio %.3fx  (target <= 1.05x: %s)\n' \
-	cpuloop "${med[1]}" "${med[2]}" "$r" "$(met "$r" 1.05)"
+printf '%-14s native %7.3f s  hermit %7.3f s  ratio %.3fx  (target <= 1.15x: %s)\n' \
+	cpuloop "${med[1]}" "${med[2]}" "$r" "$(met "$r" 1.15)"
 
 plain_native() { "$tmp/syscall-loop" "$SYSCALL_N"; }
 plain_hermit() { "$HERMIT" run -- "$tmp/syscall-loop" "$SYSCALL_N"; }
@@ -159,17 +161,28 @@ pipe_hermit() { "$HERMIT" run -- "$tmp/pipe-pingpong" "$PIPE_N"; }
 measure "$RUNS" pipe_native pipe_hermit
 pingpong_line pipe-pingpong "$PIPE_N"
 
-# Preemption (issue "Preemption and chaos"): the CPU loop split over two
-# threads, so its process gets breakpoint sites, under --preempt=sites with
-# and without --chaos; and the spin-flag program, where one thread spins on
-# a flag that the other sets after a long loop.
-cpu2_native() { "$tmp/cpuloop" "$CPULOOP_N" 2; }
+# Preemption (issue "Exact progress without a PMU"): the CPU loop split
+# over two threads, counted and preempted by ticks, under --preempt=sites
+# with and without --chaos, against the same program natively on one core
+# (taskset -c 0: hermit runs one thread at a time, and serialization is
+# not what is measured; target 1.3x); and the spin-flag program, where one
+# thread spins on a flag that the other sets after a long loop.
+cpu2_native() { taskset -c 0 "$tmp/cpuloop" "$CPULOOP_N" 2; }
 cpu2_sites() { "$HERMIT" run --preempt=sites -- "$tmp/cpuloop" "$CPULOOP_N" 2; }
 cpu2_chaos() { "$HERMIT" run --preempt=sites --chaos --seed 1 -- "$tmp/cpuloop" "$CPULOOP_N" 2; }
 measure "$RUNS" cpu2_native cpu2_sites cpu2_chaos
-printf '%-14s native %7.3f s  sites %7.3f s (%sx)  sites+chaos %7.3f s (%sx)  (no target: for the closing note)\n' \
-	cpuloop-2thr "${med[1]}" "${med[2]}" "$(ratio "${med[1]}" "${med[2]}")" "${med[3]}" \
+r=$(ratio "${med[1]}" "${med[2]}")
+printf '%-14s native (1 core) %7.3f s  sites %7.3f s (%sx, target <= 1.3x: %s)  sites+chaos %7.3f s (%sx)\n' \
+	cpuloop-2thr "${med[1]}" "${med[2]}" "$r" "$(met "$r" 1.3)" "${med[3]}" \
 	"$(ratio "${med[1]}" "${med[3]}")"
+
+# Patching at start: what hermit says it spent planning each file.
+"$HERMIT" run --log=debug -- "$tmp/cpuloop" 1 2>&1 >/dev/null |
+	sed -n "s/^hermit: debug: '\(.*\)': \([0-9]*\) sites by jump, \([0-9]*\) by int3, planned in \(.*\) ms$/\1 \2 \3 \4/p" |
+	while read -r file jumps int3s ms; do
+		printf '%-14s %s: %s sites by jump, %s by int3, planned in %s ms (target for libc <= 20 ms)\n' \
+			patch "$(basename "$file")" "$jumps" "$int3s" "$ms"
+	done
 
 spin_native() { "$tmp/spinflag"; }
 spin_hermit() { "$HERMIT" run -- "$tmp/spinflag"; }

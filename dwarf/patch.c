@@ -147,7 +147,9 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 	struct insn in = { addr, zi->length, 0 };
 	int rel = (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE) != 0;
 	ZyanU64 target = 0;
-	int has_target = rel && zi->operand_count_visible > 0 &&
+	unsigned nvis = ops ? zi->operand_count_visible : 0; /* no operands: not needed */
+	int has_imm = nvis > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	int has_target = rel && nvis > 0 &&
 			 ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 			 ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &target));
 
@@ -159,7 +161,7 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		       zi->meta.category == ZYDIS_CATEGORY_WIDENOP ||
 		       zi->meta.category == ZYDIS_CATEGORY_RET ||
 		       zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR;
-	for (unsigned k = 0; k < zi->operand_count_visible; k++) {
+	for (unsigned k = 0; k < nvis; k++) {
 		ZyanU64 abs;
 
 		if (zi->mnemonic == ZYDIS_MNEMONIC_LEA &&
@@ -198,10 +200,11 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 				if (!(in.flags & I_ENDS))
 					in.flags |= I_MOVABLE;
 			}
-		} else if (!rel) {
-			/* jmp through a register or memory: indirect */
+		} else if (!has_imm) {
+			/* jmp through a register or memory (a rip-relative GOT
+			 * slot too): indirect */
 			in.flags |= I_SITE;
-			if (!(zi->operand_count_visible > 0 && uses_rsp_reg(&ops[0])))
+			if (!(nvis > 0 && uses_rsp_reg(&ops[0])))
 				in.flags |= I_RELOC;
 		}
 		break;
@@ -212,9 +215,9 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 			add_target(s, target);
 			if (target <= addr)
 				in.flags |= I_SITE | I_RELOC;
-		} else if (!rel) {
+		} else if (!has_imm) {
 			in.flags |= I_SITE;
-			if (!(zi->operand_count_visible > 0 && uses_rsp_reg(&ops[0])))
+			if (!(nvis > 0 && uses_rsp_reg(&ops[0])))
 				in.flags |= I_RELOC;
 		}
 		break;
@@ -244,6 +247,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 			  uint64_t vaddr)
 {
 	ZydisDecoder decoder;
+	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	size_t off = 0;
@@ -252,13 +256,24 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	while (off < len) {
-		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&decoder, buf + off, len - off, &zi, ops))) {
+		int need;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&decoder, &ctx, buf + off, len - off,
+							      &zi))) {
 			/* Not code (padding): an entry may follow it. */
 			off++;
 			s->after_end = 1;
 			continue;
 		}
-		classify(s, &zi, ops, vaddr + off);
+		/* Operands only where the plan looks at them: most of the
+		 * decoding time goes there. */
+		need = zi.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		       zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA;
+		if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&decoder, &ctx, &zi, ops,
+								   zi.operand_count_visible)))
+			need = 0;
+		classify(s, &zi, need ? ops : NULL, vaddr + off);
 		off += zi.length;
 	}
 	/* The end of a section is where the next begins: no range crosses. */

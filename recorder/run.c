@@ -78,10 +78,11 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 	ev.fields[10] = (int64_t)t->tick_count;
 	ev.fields[11] = (int64_t)t->out_digest;
 	t->out_digest = 0;
-	hm_trace("event %" PRIu64 ": kind %d task %d nr %ld args %#llx %#llx %#llx %#llx ret %ld",
+	hm_trace("event %" PRIu64 ": kind %d task %d nr %ld args %#llx %#llx %#llx %#llx ret %ld "
+		 "ticks %" PRIu64,
 		 r->events, kind, t->index, c->nr, (unsigned long long)c->args[0],
 		 (unsigned long long)c->args[1], (unsigned long long)c->args[2],
-		 (unsigned long long)c->args[3], c->ret);
+		 (unsigned long long)c->args[3], c->ret, t->tick_count);
 	digest(r, ev.fields, sizeof(ev.fields));
 	r->events++;
 	if (r->opts->event_fd >= 0 && !r->event_write_failed &&

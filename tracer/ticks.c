@@ -149,7 +149,7 @@ int tracer_ticks_fork(pid_t parent, pid_t child)
 	return 0;
 }
 
-static struct plan *plan_for(const char *path, uint64_t seed, unsigned density)
+static struct plan *plan_for(const char *path, const char *name, uint64_t seed, unsigned density)
 {
 	struct stat st;
 	struct plan *pl;
@@ -174,9 +174,9 @@ static struct plan *plan_for(const char *path, uint64_t seed, unsigned density)
 	pl->err = dw_patch_plan_file(path, seed, density, &pl->p);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (pl->err)
-		hm_debug("no counted sites in '%s': %s", path, hm_strerror(pl->err));
+		hm_debug("no counted sites in '%s': %s", name, hm_strerror(pl->err));
 	else
-		hm_debug("'%s': %zu sites by jump, %zu by int3, planned in %.1f ms", path,
+		hm_debug("'%s': %zu sites by jump, %zu by int3, planned in %.1f ms", name,
 			 pl->p.njump, pl->p.nint3,
 			 (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
@@ -488,7 +488,7 @@ int tracer_ticks_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density)
 	if (maps)
 		fclose(maps);
 	for (size_t i = 0; i < ntodo; i++) {
-		struct plan *pl = plan_for(todo[i].file, seed, density);
+		struct plan *pl = plan_for(todo[i].file, todo[i].file, seed, density);
 		int n = pl ? patch_mapping(tid, tgid, fd, 1, pl, todo[i].s, todo[i].e - todo[i].s,
 					   todo[i].off)
 			   : 0;
@@ -507,14 +507,17 @@ int tracer_ticks_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density)
 int tracer_ticks_mapped(pid_t tid, pid_t tgid, uint64_t addr, uint64_t len, int guest_fd,
 			uint64_t off, uint64_t seed, unsigned density)
 {
-	char link[64];
+	char link[64], name[4096];
 	struct plan *pl;
+	ssize_t len_name;
 	int fd, n;
 
 	if (!proc_find(tgid))
 		return 0;
 	snprintf(link, sizeof(link), "/proc/%d/fd/%d", tid, guest_fd);
-	pl = plan_for(link, seed, density);
+	len_name = readlink(link, name, sizeof(name) - 1);
+	name[len_name > 0 ? len_name : 0] = 0;
+	pl = plan_for(link, len_name > 0 ? name : link, seed, density);
 	if (!pl)
 		return 0;
 	fd = mem_fd(tid);

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of dwarf/patch.c, the counted-site patcher: machine code
+ * assembled here is planned, patched and run in this process, with the
+ * counter at the Hermit page's address, and must compute what it computed
+ * unpatched while counting exactly one tick per execution of a site. A
+ * budget that runs out traps at a trampoline's int3; the SIGTRAP handler
+ * does what the tracer does (rip back to the site, a new budget) and the
+ * code must go on as if nothing had happened.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "dwarf/dwarf.h"
+
+#define COUNTER_ADDR 0x70000000ULL
+#define CODE_ADDR    0x60000000ULL
+#define TRAMP_ADDR   0x5ff00000ULL
+#define TRAMP_SIZE   0x80000
+
+static volatile uint64_t *counter;
+static struct dw_patch_site sites[64];
+static size_t nsites;
+static int traps;
+static uint64_t refill;
+
+static void on_trap(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	(void)sig;
+	(void)si;
+	for (size_t i = 0; i < nsites; i++) {
+		if (sites[i].kind == DW_PATCH_JUMP && sites[i].trap == rip - 1) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)sites[i].addr;
+			*counter = refill;
+			traps++;
+			return;
+		}
+	}
+	abort(); /* not a trampoline's trap */
+}
+
+static int setup(void **state)
+{
+	struct sigaction sa = { 0 };
+	void *p = mmap((void *)COUNTER_ADDR, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	(void)state;
+	if (p != (void *)COUNTER_ADDR)
+		return -1;
+	counter = p;
+	if (mmap((void *)CODE_ADDR, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != (void *)CODE_ADDR ||
+	    mmap((void *)TRAMP_ADDR, TRAMP_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != (void *)TRAMP_ADDR)
+		return -1;
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	return 0;
+}
+
+typedef long (*fn2)(long, long);
+
+/* Put CODE at CODE_ADDR, patched (PATCH) or not; the plan in *PLAN. */
+static fn2 load(const uint8_t *code, size_t len, int patch, struct dw_patch_plan *plan)
+{
+	uint8_t out[4096];
+	int used;
+
+	memset((void *)CODE_ADDR, 0xcc, 4096);
+	memcpy((void *)CODE_ADDR, code, len);
+	nsites = 0;
+	if (!patch)
+		return (fn2)(uintptr_t)CODE_ADDR;
+	assert_int_equal(dw_patch_plan_buf(code, len, CODE_ADDR, 0, 0, plan), 0);
+	assert_true(plan->n <= 64);
+	used = dw_patch_emit(plan, 0, code, CODE_ADDR, len, out, (uint8_t *)TRAMP_ADDR,
+			     TRAMP_ADDR, TRAMP_SIZE, COUNTER_ADDR, sites, &nsites);
+	assert_true(used >= 0);
+	memcpy((void *)CODE_ADDR, out, len);
+	return (fn2)(uintptr_t)CODE_ADDR;
+}
+
+/* Run CODE(a, b) unpatched and patched: the same result, TICKS ticks;
+ * then again with a budget of 3 that a trap refills. */
+static void check(const uint8_t *code, size_t len, long a, long b, uint64_t ticks,
+		  struct dw_patch_plan *plan)
+{
+	long want = load(code, len, 0, NULL)(a, b), got;
+
+	load(code, len, 1, plan);
+	*counter = 1000000;
+	traps = 0;
+	got = ((fn2)(uintptr_t)CODE_ADDR)(a, b);
+	assert_int_equal(got, want);
+	assert_int_equal(1000000 - *counter, ticks);
+	assert_int_equal(traps, 0);
+	/* Out of budget: trap, refill, go on from the site. */
+	*counter = 3;
+	refill = 1000000;
+	got = ((fn2)(uintptr_t)CODE_ADDR)(a, b);
+	assert_int_equal(got, want);
+	if (ticks > 3) {
+		assert_int_equal(traps, 1);
+		assert_int_equal(1000000 - *counter, ticks - 3);
+	}
+}
+
+static size_t count_kind(const struct dw_patch_plan *plan, int kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		n += plan->ranges[i].kind == kind;
+	return n;
+}
+
+/* f(n): count n down with a backward jne rel8 (takes `sub` along). */
+static void test_jcc_rel8(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf8,	/* mov %rdi,%rax */
+		0x31, 0xd2,		/* xor %edx,%edx */
+		0x48, 0x83, 0xc2, 0x01, /* L: add $1,%rdx */
+		0x48, 0x83, 0xe8, 0x01, /* sub $1,%rax */
+		0x75, 0xf6,		/* jne L */
+		0x48, 0x89, 0xd0,	/* mov %rdx,%rax */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 1000, 0, 1000, &plan);
+	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 1);
+	dw_patch_plan_free(&plan);
+}
+
+/* The same loop with jne rel32: patched on its own. */
+static void test_jcc_rel32(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf8, 0x31, 0xd2,
+		0x48, 0x83, 0xc2, 0x01,		    /* L: add $1,%rdx */
+		0x48, 0x83, 0xe8, 0x01,		    /* sub $1,%rax */
+		0x0f, 0x85, 0xf2, 0xff, 0xff, 0xff, /* jne L (rel32) */
+		0x48, 0x89, 0xd0, 0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 777, 0, 777, &plan);
+	assert_int_equal(plan.n, 1);
+	assert_int_equal(plan.ranges[0].len, 6);
+	dw_patch_plan_free(&plan);
+}
+
+/* A loop closed by an unconditional jmp rel8, left by a forward je:
+ * the jmp counts once per pass, the last pass leaves by the je. */
+static void test_jmp(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf8,	/* mov %rdi,%rax */
+		0x31, 0xd2,		/* xor %edx,%edx */
+		0x48, 0x85, 0xc0,	/* L: test %rax,%rax */
+		0x74, 0x0a,		/* je out */
+		0x48, 0x83, 0xc2, 0x02, /* add $2,%rdx */
+		0x48, 0x83, 0xe8, 0x01, /* sub $1,%rax */
+		0xeb, 0xf1,		/* jmp L */
+		0x48, 0x89, 0xd0,	/* out: mov %rdx,%rax */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 50, 0, 50, &plan);
+	dw_patch_plan_free(&plan);
+}
+
+/* An indirect call in a loop (call *%rsi, 2 bytes, takes the mov before
+ * it along; the return address must be the original one), to a function
+ * at the end that adds 3. Ticks: the call and the jne, each pass. */
+static void test_indirect_call(void **state)
+{
+	static const uint8_t code[] = {
+		0x53,			      /* push %rbx */
+		0x48, 0x89, 0xfb,	      /* mov %rdi,%rbx */
+		0x31, 0xc0,		      /* xor %eax,%eax */
+		0x48, 0x8d, 0x35, 0x11, 0, 0, 0, /* L: lea add3(%rip),%rsi */
+		0xff, 0xd6,		      /* call *%rsi */
+		0x48, 0x83, 0xeb, 0x01,	      /* sub $1,%rbx */
+		0x75, 0xf1,		      /* jne L */
+		0x5b,			      /* pop %rbx */
+		0xc3,			      /* ret */
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+		0x48, 0x83, 0xc0, 0x03, /* add3: add $3,%rax */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 100, 0, 200, &plan);
+	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 2);
+	dw_patch_plan_free(&plan);
+}
+
+/* An indirect jmp through memory (a rip-relative slot) in a loop: the
+ * slot's address is re-encoded for the trampoline. */
+static void test_indirect_jmp_riprel(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf8,		    /* mov %rdi,%rax */
+		0x31, 0xd2,			    /* xor %edx,%edx */
+		0x48, 0x83, 0xc2, 0x05,		    /* L: add $5,%rdx */
+		0x48, 0x83, 0xe8, 0x01,		    /* sub $1,%rax */
+		0x74, 0x06,			    /* je out */
+		0xff, 0x25, 0x08, 0x00, 0x00, 0x00, /* jmp *slot(%rip) */
+		0x48, 0x89, 0xd0,		    /* out: mov %rdx,%rax */
+		0xc3,
+		0x90, 0x90, 0x90, 0x90,
+		/* slot: CODE_ADDR + 5 */
+		0x05, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x00,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 20, 0, 19, &plan);
+	dw_patch_plan_free(&plan);
+}
+
+/* A loop whose body reads a rip-relative constant next to the branch:
+ * the taken neighbour's displacement is re-encoded. */
+static void test_riprel_neighbour(void **state)
+{
+	static const uint8_t code[] = {
+		0x31, 0xc0,				  /* xor %eax,%eax */
+		0x31, 0xc9,				  /* xor %ecx,%ecx */
+		0x48, 0x01, 0xc8,			  /* L: add %rcx,%rax */
+		0x48, 0x83, 0xef, 0x01,			  /* sub $1,%rdi */
+		0x48, 0x8b, 0x0d, 0x07, 0x00, 0x00, 0x00, /* mov k(%rip),%rcx */
+		0x75, 0xf0,				  /* jne L */
+		0xc3,
+		0x90, 0x90, 0x90, 0x90,
+		0x07, 0, 0, 0, 0, 0, 0, 0, /* k: 7 */
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 30, 0, 30, &plan);
+	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 1);
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 11); /* the mov came along */
+	dw_patch_plan_free(&plan);
+}
+
+/* `loop` cannot be moved: it keeps an int3. */
+static void test_loop_insn(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf9, /* mov %rdi,%rcx */
+		0x31, 0xc0,	  /* xor %eax,%eax */
+		0xff, 0xc0,	  /* L: inc %eax */
+		0xe2, 0xfc,	  /* loop L */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	assert_int_equal(dw_patch_plan_buf(code, sizeof(code), CODE_ADDR, 0, 0, &plan), 0);
+	assert_int_equal(plan.n, 1);
+	assert_int_equal(plan.ranges[0].kind, DW_PATCH_INT3);
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 7);
+	dw_patch_plan_free(&plan);
+}
+
+/* A branch target just after a short backward jne: the jne may not take
+ * the target's instruction along (nor the add before it, which a forward
+ * jump lands on); it takes what is safe or stays an int3, and the code
+ * still runs right. */
+static void test_target_inside(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf8,	/* mov %rdi,%rax */
+		0x31, 0xd2,		/* xor %edx,%edx */
+		0x48, 0x85, 0xf6,	/* test %rsi,%rsi */
+		0x74, 0x04,		/* je T (forward, into the loop's tail) */
+		0x48, 0x83, 0xc2, 0x01, /* L: add $1,%rdx */
+		0xff, 0xc8,		/* T: dec %eax */
+		0x75, 0xf8,		/* jne L */
+		0x48, 0x89, 0xd0,	/* mov %rdx,%rax */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 40, 0, 40, &plan);
+	for (size_t i = 0; i < plan.n; i++) {
+		uint64_t t = CODE_ADDR + 14; /* T */
+
+		assert_false(plan.ranges[i].addr < t && t < plan.ranges[i].addr + plan.ranges[i].len);
+	}
+	dw_patch_plan_free(&plan);
+	check(code, sizeof(code), 40, 1, 40, &plan);
+	dw_patch_plan_free(&plan);
+}
+
+/* Recursion without a loop: fib by a direct backward call. */
+static void test_recursion(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x83, 0xff, 0x02,	      /* fib: cmp $2,%rdi */
+		0x7c, 0x20,		      /* jl small */
+		0x53,			      /* push %rbx */
+		0x55,			      /* push %rbp */
+		0x48, 0x89, 0xfb,	      /* mov %rdi,%rbx */
+		0x48, 0x8d, 0x7f, 0xff,	      /* lea -1(%rdi),%rdi */
+		0xe8, 0xec, 0xff, 0xff, 0xff, /* call fib */
+		0x48, 0x89, 0xc5,	      /* mov %rax,%rbp */
+		0x48, 0x8d, 0x7b, 0xfe,	      /* lea -2(%rbx),%rdi */
+		0xe8, 0xe0, 0xff, 0xff, 0xff, /* call fib */
+		0x48, 0x01, 0xe8,	      /* add %rbp,%rax */
+		0x5d,			      /* pop %rbp */
+		0x5b,			      /* pop %rbx */
+		0xc3,			      /* ret */
+		0x48, 0x89, 0xf8,	      /* small: mov %rdi,%rax */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	/* fib(10) makes 177 calls, 176 of them from inside. */
+	check(code, sizeof(code), 10, 0, 176, &plan);
+	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 2);
+	dw_patch_plan_free(&plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jcc_rel8),	     cmocka_unit_test(test_jcc_rel32),
+		cmocka_unit_test(test_jmp),		     cmocka_unit_test(test_indirect_call),
+		cmocka_unit_test(test_indirect_jmp_riprel), cmocka_unit_test(test_riprel_neighbour),
+		cmocka_unit_test(test_loop_insn),	     cmocka_unit_test(test_target_inside),
+		cmocka_unit_test(test_recursion),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
