@@ -178,7 +178,7 @@ printf '%-14s native (1 core) %7.3f s  sites %7.3f s (%sx, target <= 1.3x: %s)  
 
 # Patching at start: what hermit says it spent planning each file.
 "$HERMIT" run --log=debug -- "$tmp/cpuloop" 1 2>&1 >/dev/null |
-	sed -n "s/^hermit: debug: '\(.*\)': \([0-9]*\) sites by jump, \([0-9]*\) by int3, planned in \(.*\) ms$/\1 \2 \3 \4/p" |
+	sed -n "s/^hermit: debug: '\(.*\)': \([0-9]*\) sites by jump, \([0-9]*\) by int3, planned in \([0-9.]*\) ms.*$/\1 \2 \3 \4/p" |
 	while read -r file jumps int3s ms; do
 		printf '%-14s %s: %s sites by jump, %s by int3, planned in %s ms (target for libc <= 20 ms)\n' \
 			patch "$(basename "$file")" "$jumps" "$int3s" "$ms"

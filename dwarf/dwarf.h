@@ -121,6 +121,8 @@ int dw_sites_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t 
 enum dw_patch_kind {
 	DW_PATCH_JUMP = 1, /* a jump to a trampoline that counts */
 	DW_PATCH_INT3 = 2, /* an int3 the tracer counts */
+	DW_PATCH_PAD = 3,  /* a short branch whose taken path goes through a jump
+			    * put in dead padding nearby, to a trampoline */
 };
 
 /* One place the plan patches, in link-time addresses. */
@@ -129,6 +131,8 @@ struct dw_patch_range {
 	uint16_t len;  /* bytes replaced: the instructions taken along (1 for int3) */
 	uint16_t site; /* offset of the counted instruction in them */
 	uint8_t kind;  /* enum dw_patch_kind */
+	uint64_t slot;	 /* DW_PATCH_PAD: where its jump goes, */
+	uint64_t target; /* and where the branch went */
 };
 
 /* Bytes a trampoline may take at most. */
@@ -137,7 +141,7 @@ struct dw_patch_range {
 struct dw_patch_plan {
 	struct dw_patch_range *ranges; /* by address */
 	size_t n, cap;
-	size_t njump, nint3;
+	size_t njump, nint3, npad;
 	size_t tramp_size;    /* bytes of trampolines it needs, page-rounded */
 	uint64_t exec_vaddr;  /* the executable segment: link-time address, */
 	uint64_t exec_offset; /* file offset */

@@ -58,37 +58,61 @@ enum {
 	I_CALL = 8,    /* a call: its return address is an entry point */
 	I_RELOC = 16,  /* as a site, it can be re-encoded elsewhere */
 	I_CHAOS = 32,  /* a site only because chaos picked it */
+	I_PAD = 64,    /* dead padding (struct pad) */
 };
 
 struct insn {
 	uint64_t addr;
+	uint64_t target; /* a direct branch's */
 	uint8_t len;
 	uint8_t flags;
+};
+
+/* Dead padding: bytes after a jump or return that nothing reaches (nops,
+ * int3s, bytes that do not decode) up to the next instruction. A short
+ * branch that no jump can take may point into it instead, at a 5-byte
+ * jump to its trampoline. */
+struct pad {
+	uint64_t start, end;
 };
 
 struct plan_state {
 	struct insn *in;
 	size_t n, cap;
-	uint64_t *targets;
-	size_t ntargets, cap_targets;
+	uint8_t *targets; /* a bit per byte of the segment: an entry point there */
+	uint64_t base, size; /* the segment */
 	uint64_t seed;
 	unsigned density;
 	int after_end;	  /* the previous instruction does not fall through, or pads */
+	int dead;	  /* in dead padding (struct pad) */
+	struct pad *pads; /* by address */
+	size_t npads, cap_pads;
 	uint64_t *tables; /* rip-relative addresses taken (lea): jump tables? */
 	size_t ntables, cap_tables;
+	struct {
+		uint64_t addr;
+		size_t index; /* of the lea */
+	} recent[4];	/* the last rip-relative leas */
+	size_t nrecent;
 	struct {
 		uint64_t addr; /* jmp *disp(,%reg,8): a table of absolute addresses */
 	} * abs_tables;
 	size_t nabs, cap_abs;
 };
 
+/* The segment [BASE, BASE + SIZE) whose entry points are kept (no range
+ * ever crosses out of it). */
+static void targets_init(struct plan_state *s, uint64_t base, uint64_t size)
+{
+	s->base = base;
+	s->size = size;
+	s->targets = xcalloc(size / 8 + 2, 1);
+}
+
 static void add_target(struct plan_state *s, uint64_t a)
 {
-	if (s->ntargets == s->cap_targets) {
-		s->cap_targets = s->cap_targets ? 2 * s->cap_targets : 4096;
-		s->targets = xrealloc(s->targets, s->cap_targets * sizeof(*s->targets));
-	}
-	s->targets[s->ntargets++] = a;
+	if (a >= s->base && a - s->base <= s->size)
+		s->targets[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
 }
 
 /* splitmix64 of the seed and address: whether chaos picks this one. */
@@ -141,10 +165,34 @@ static int uses_rsp_reg(const ZydisDecodedOperand *op)
 	return op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_RSP;
 }
 
+static void push_insn(struct plan_state *s, const struct insn *in)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 65536;
+		s->in = xrealloc(s->in, s->cap * sizeof(*s->in));
+	}
+	s->in[s->n++] = *in;
+}
+
+static void pad_extend(struct plan_state *s, uint64_t addr, size_t len)
+{
+	if (s->npads && s->pads[s->npads - 1].end == addr) {
+		s->pads[s->npads - 1].end += len;
+		return;
+	}
+	if (s->npads == s->cap_pads) {
+		s->cap_pads = s->cap_pads ? 2 * s->cap_pads : 1024;
+		s->pads = xrealloc(s->pads, s->cap_pads * sizeof(*s->pads));
+	}
+	s->pads[s->npads].start = addr;
+	s->pads[s->npads].end = addr + len;
+	s->npads++;
+}
+
 static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr)
 {
-	struct insn in = { addr, zi->length, 0 };
+	struct insn in = { .addr = addr, .len = zi->length };
 	int rel = (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE) != 0;
 	ZyanU64 target = 0;
 	unsigned nvis = ops ? zi->operand_count_visible : 0; /* no operands: not needed */
@@ -153,6 +201,16 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 			 ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 			 ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &target));
 
+	int padding = zi->meta.category == ZYDIS_CATEGORY_NOP ||
+		      zi->meta.category == ZYDIS_CATEGORY_WIDENOP || zi->mnemonic == ZYDIS_MNEMONIC_INT3;
+
+	if (s->dead && padding) {
+		pad_extend(s, addr, zi->length);
+		in.flags = I_PAD;
+		push_insn(s, &in);
+		return;
+	}
+	s->dead = 0;
 	/* What follows a jump, a return or padding is reached some other way:
 	 * a jump table's case, a landing pad, a function. */
 	if (s->after_end)
@@ -161,6 +219,10 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		       zi->meta.category == ZYDIS_CATEGORY_WIDENOP ||
 		       zi->meta.category == ZYDIS_CATEGORY_RET ||
 		       zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR;
+	s->dead = zi->meta.category == ZYDIS_CATEGORY_RET ||
+		  zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR || zi->mnemonic == ZYDIS_MNEMONIC_UD2;
+	if (has_target)
+		in.target = target;
 	for (unsigned k = 0; k < nvis; k++) {
 		ZyanU64 abs;
 
@@ -168,11 +230,23 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		    ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 		    ops[k].mem.base == ZYDIS_REGISTER_RIP &&
 		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs))) {
-			if (s->ntables == s->cap_tables) {
-				s->cap_tables = s->cap_tables ? 2 * s->cap_tables : 1024;
-				s->tables = xrealloc(s->tables, s->cap_tables * sizeof(*s->tables));
+			/* A table only if a jmp through a register follows. */
+			s->recent[s->nrecent % 4].addr = abs;
+			s->recent[s->nrecent % 4].index = s->n;
+			s->nrecent++;
+		}
+		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
+		    ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			for (size_t j = 0; j < 4 && j < s->nrecent; j++) {
+				if (s->recent[j].index + 8 < s->n)
+					continue;
+				if (s->ntables == s->cap_tables) {
+					s->cap_tables = s->cap_tables ? 2 * s->cap_tables : 1024;
+					s->tables =
+						xrealloc(s->tables, s->cap_tables * sizeof(*s->tables));
+				}
+				s->tables[s->ntables++] = s->recent[j].addr;
 			}
-			s->tables[s->ntables++] = abs;
 		}
 		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
 		    ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
@@ -236,37 +310,71 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 	}
 	if (zi->mnemonic == ZYDIS_MNEMONIC_SYSCALL || pinned(zi))
 		in.flags &= (uint8_t) ~(I_MOVABLE | I_RELOC);
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 65536;
-		s->in = xrealloc(s->in, s->cap * sizeof(*s->in));
+	push_insn(s, &in);
+}
+
+/* Instructions that are not relative but whose kind the plan needs:
+ * jumps and calls through registers or memory, returns, padding. */
+static int full_decode(ZydisMnemonic m)
+{
+	switch (m) {
+	case ZYDIS_MNEMONIC_JMP:
+	case ZYDIS_MNEMONIC_CALL:
+	case ZYDIS_MNEMONIC_RET:
+	case ZYDIS_MNEMONIC_IRET:
+	case ZYDIS_MNEMONIC_IRETD:
+	case ZYDIS_MNEMONIC_IRETQ:
+	case ZYDIS_MNEMONIC_NOP:
+	case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_LEA:
+	case ZYDIS_MNEMONIC_UD2:
+		return 1;
+	default:
+		return 0;
 	}
-	s->in[s->n++] = in;
 }
 
 static int decode_section(struct plan_state *s, const unsigned char *buf, size_t len,
 			  uint64_t vaddr)
 {
-	ZydisDecoder decoder;
+	ZydisDecoder decoder, fast;
 	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	size_t off = 0;
 
 	if (ZYAN_FAILED(
-		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -EINVAL;
 	while (off < len) {
 		int need;
 
-		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&decoder, &ctx, buf + off, len - off,
+		/* Most instructions only need their length and mnemonic: the
+		 * minimal mode gives them at a fraction of the cost. */
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&fast, NULL, buf + off, len - off,
 							      &zi))) {
 			/* Not code (padding): an entry may follow it. */
+			if (s->dead)
+				pad_extend(s, vaddr + off, 1);
 			off++;
 			s->after_end = 1;
 			continue;
 		}
-		/* Operands only where the plan looks at them: most of the
-		 * decoding time goes there. */
+		if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic)) {
+			zi.meta.category = ZYDIS_CATEGORY_INVALID;
+			classify(s, &zi, NULL, vaddr + off);
+			off += zi.length;
+			continue;
+		}
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&decoder, &ctx, buf + off, len - off,
+							      &zi))) {
+			off++;
+			s->after_end = 1;
+			continue;
+		}
+		/* Operands only where the plan looks at them. */
 		need = zi.meta.category == ZYDIS_CATEGORY_COND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA;
@@ -278,6 +386,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 	}
 	/* The end of a section is where the next begins: no range crosses. */
 	add_target(s, vaddr + len);
+	s->dead = 0;
 	return 0;
 }
 
@@ -291,17 +400,13 @@ static int by_u64(const void *a, const void *b)
 /* Whether a known entry point lies in (lo, hi). */
 static int entry_inside(const struct plan_state *s, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = s->ntargets;
-
-	while (a < b) { /* the first target > lo */
-		size_t m = (a + b) / 2;
-
-		if (s->targets[m] <= lo)
-			a = m + 1;
-		else
-			b = m;
+	for (uint64_t a = lo + 1; a < hi; a++) {
+		if (a < s->base || a - s->base > s->size)
+			return 1; /* out of the segment: never taken */
+		if (s->targets[(a - s->base) / 8] & (1u << ((a - s->base) % 8)))
+			return 1;
 	}
-	return a < s->ntargets && s->targets[a] < hi;
+	return 0;
 }
 
 static int contiguous(const struct plan_state *s, size_t from, size_t to)
@@ -322,32 +427,30 @@ static int choose_range(const struct plan_state *s, size_t i, const uint8_t *cov
 
 	if (!(in[i].flags & I_RELOC))
 		return 0;
-	for (size_t before = 0; before <= 4 && before <= i; before++) {
-		size_t f = i - before;
-		int ok = 1;
+	/* Instructions before the site first: what follows a branch is often
+	 * where the next site needs its own (a call's argument set-up). */
+	for (size_t after = 0; after <= 4 && i + after < s->n; after++) {
+		size_t l = i + after;
 
-		/* A chaos pick in a range is taken along, uncounted; a site
-		 * that must count is not. */
-		for (size_t k = f; k < i; k++)
-			ok &= (in[k].flags & I_MOVABLE) && !covered[k] &&
-			      !((in[k].flags & I_SITE) && !(in[k].flags & I_CHAOS));
-		if (!ok)
-			break;
-		for (size_t after = 0; after <= 4 && i + after < s->n; after++) {
-			size_t l = i + after;
-			uint64_t end;
-
-			if (after) {
-				/* Followers run by falling through from the site. */
-				if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
-				    covered[l] || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)))
-					break;
-			}
-			if (!contiguous(s, f, l))
+		if (after) {
+			/* Followers run by falling through from the site. */
+			if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
+			    covered[l] || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
+			    !contiguous(s, l - 1, l))
 				break;
-			end = in[l].addr + in[l].len;
+		}
+		for (size_t before = 0; before <= 4 && before <= i; before++) {
+			size_t f = i - before;
+			uint64_t end = in[l].addr + in[l].len;
+
+			/* A chaos pick in a range is taken along, uncounted; a
+			 * site that must count is not. */
+			if (before && (!(in[f].flags & I_MOVABLE) || covered[f] ||
+				       ((in[f].flags & I_SITE) && !(in[f].flags & I_CHAOS)) ||
+				       !contiguous(s, f, f + 1)))
+				break;
 			if (entry_inside(s, in[f].addr, end))
-				break;
+				break; /* further back cannot help: the entry stays inside */
 			if (end - in[f].addr >= 5) {
 				*first = f;
 				*last = l;
@@ -375,6 +478,72 @@ static int by_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A slot of 5 bytes of dead padding within a rel8 of the 2-byte branch
+ * I, taken from its pad: *SLOT, and 1; 0 when there is none. */
+static int pad_slot(struct plan_state *s, size_t i, uint64_t *slot)
+{
+	const struct insn *in = &s->in[i];
+	uint64_t from = in->addr + 2, lo = from - 128, hi = from + 127;
+	size_t a = 0, b = s->npads;
+
+	if (in->len != 2 || !(in->flags & I_RELOC) || !in->target)
+		return 0;
+	while (a < b) { /* the first pad that ends past LO */
+		size_t m = (a + b) / 2;
+
+		if (s->pads[m].end <= lo + 5)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < s->npads && s->pads[a].start <= hi; a++) {
+		struct pad *p = &s->pads[a];
+		uint64_t at = p->start < lo ? lo : p->start;
+
+		if (at + 5 > p->end || at > hi || entry_inside(s, at - 1, at + 5))
+			continue;
+		if (at == p->start)
+			p->start += 5;
+		else
+			p->end = at; /* what is left after the slot is lost; fine */
+		*slot = at;
+		return 1;
+	}
+	return 0;
+}
+
+/* A jmp that no range can take may take the dead padding after it along
+ * (nothing runs there): instructions [I, *LAST], and 1. */
+static int take_padding(struct plan_state *s, size_t i, size_t *last)
+{
+	const struct insn *in = s->in;
+	uint64_t end = in[i].addr + in[i].len;
+	size_t a = 0, b = s->npads, l = i;
+
+	if (!(in[i].flags & I_ENDS) || (in[i].flags & I_CALL) || !(in[i].flags & I_RELOC))
+		return 0;
+	while (a < b) { /* the pad that starts at END */
+		size_t m = (a + b) / 2;
+
+		if (s->pads[m].start < end)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a == s->npads || s->pads[a].start != end)
+		return 0;
+	while (end - in[i].addr < 5) {
+		if (l + 1 >= s->n || !(in[l + 1].flags & I_PAD) || in[l + 1].addr != end ||
+		    in[l + 1].addr + in[l + 1].len > s->pads[a].end)
+			return 0;
+		l++;
+		end += in[l].len;
+	}
+	s->pads[a].start = end;
+	*last = l;
+	return 1;
+}
+
 /* Sites that must count first (a hot loop's branch must not lose its
  * neighbours to a chaos pick and fall back to an int3), then chaos picks
  * in what is left. */
@@ -382,7 +551,6 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 {
 	uint8_t *covered = xcalloc(s->n ? s->n : 1, 1);
 
-	qsort(s->targets, s->ntargets, sizeof(*s->targets), by_u64);
 	free(s->tables);
 	free(s->abs_tables);
 	for (int pass = 0; pass < 2; pass++) {
@@ -402,6 +570,19 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				plan->njump++;
 			} else if (chaos) {
 				continue; /* a chaos pick costs a stop as an int3: leave it */
+			} else if (take_padding(s, i, &l)) {
+				r.addr = s->in[i].addr;
+				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.kind = DW_PATCH_JUMP;
+				memset(covered + i, 1, l - i + 1);
+				plan->njump++;
+			} else if (pad_slot(s, i, &r.slot)) {
+				r.addr = s->in[i].addr;
+				r.len = 2;
+				r.kind = DW_PATCH_PAD;
+				r.target = s->in[i].target;
+				covered[i] = 1;
+				plan->npad++;
 			} else {
 				r.addr = s->in[i].addr;
 				r.len = 1;
@@ -413,8 +594,9 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 		}
 	}
 	qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
-	plan->tramp_size = (plan->njump * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
+	plan->tramp_size = ((plan->njump + plan->npad) * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
 	free(covered);
+	free(s->pads);
 	free(s->in);
 	free(s->targets);
 }
@@ -428,10 +610,12 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 	memset(plan, 0, sizeof(*plan));
 	plan->exec_vaddr = vaddr;
 	plan->exec_size = len;
+	targets_init(&s, vaddr, len);
 	err = decode_section(&s, buf, len, vaddr);
 	add_target(&s, vaddr);
 	if (err) {
 		free(s.in);
+		free(s.pads);
 		free(s.targets);
 		return err;
 	}
@@ -487,29 +671,52 @@ static const unsigned char *data_at(Elf *elf, uint64_t addr, size_t n)
 /*
  * Jump tables: gcc and clang's position-independent switch tables are
  * 32-bit offsets from the table's own address, which a rip-relative lea
- * takes; non-PIC ones are absolute 64-bit entries indexed by a jmp. Every
+ * takes a few instructions before a jmp through a register (lea, movslq,
+ * add, jmp *%reg); non-PIC ones are absolute 64-bit entries indexed by a jmp. Every
  * entry that lands in the code is an entry point (a case may be reached
  * by falling through as well, so nothing else marks it).
  */
+/* Whether ADDR is the start of a decoded instruction. */
+static int insn_start(const struct plan_state *s, uint64_t addr)
+{
+	size_t a = 0, b = s->n;
+
+	while (a < b) {
+		size_t m = (a + b) / 2;
+
+		if (s->in[m].addr < addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < s->n && s->in[a].addr == addr;
+}
+
+/* An entry of a table is good while it lands on an instruction of the
+ * code; a table ends at the first that does not, or where the next one
+ * begins (tables sit one after the other in .rodata). */
 static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_plan *plan)
 {
 	uint64_t lo = plan->exec_vaddr, hi = plan->exec_vaddr + plan->exec_size;
 
+	qsort(s->tables, s->ntables, sizeof(*s->tables), by_u64);
 	for (size_t i = 0; i < s->ntables; i++) {
-		uint64_t t = s->tables[i];
+		uint64_t t = s->tables[i], end = i + 1 < s->ntables ? s->tables[i + 1] : UINT64_MAX;
 
-		if (t >= lo && t < hi)
-			continue; /* code: a function's address, not a table */
-		for (size_t k = 0; k < 65536; k++) {
+		if ((t >= lo && t < hi) || (i && s->tables[i - 1] == t))
+			continue; /* code (a function's address), or seen */
+		for (size_t k = 0; k < 65536 && t + 4 * k + 4 <= end; k++) {
 			const unsigned char *p = data_at(elf, t + 4 * k, 4);
+			uint64_t to;
 			int32_t e;
 
 			if (!p)
 				break;
 			memcpy(&e, p, 4);
-			if (t + (uint64_t)(int64_t)e < lo || t + (uint64_t)(int64_t)e >= hi)
+			to = t + (uint64_t)(int64_t)e;
+			if (to < lo || to >= hi || !insn_start(s, to))
 				break;
-			add_target(s, t + (uint64_t)(int64_t)e);
+			add_target(s, to);
 		}
 	}
 	for (size_t i = 0; i < s->nabs; i++) {
@@ -520,7 +727,7 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 			if (!p)
 				break;
 			memcpy(&e, p, 8);
-			if (e < lo || e >= hi)
+			if (e < lo || e >= hi || !insn_start(s, e))
 				break;
 			add_target(s, e);
 		}
@@ -564,6 +771,7 @@ int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
 		err = -ENOEXEC;
 		goto out;
 	}
+	targets_init(&s, plan->exec_vaddr, plan->exec_size);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -584,6 +792,7 @@ int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
 	add_tables(&s, elf, plan);
 	if (err) {
 		free(s.in);
+		free(s.pads);
 		free(s.targets);
 		goto out;
 	}
@@ -783,6 +992,35 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		put_counter_op(&e, "\x48\x89\x0c\x25", counter);
 		put(&e, "\x59", 1);				/* pop %rcx */
 		put(&e, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8); /* lea 128(%rsp),%rsp */
+		if (r->kind == DW_PATCH_PAD) {
+			/* Only the taken path counts: the branch goes to the
+			 * slot, the slot to here, and here to where it went. */
+			uint64_t slot = r->slot + (uint64_t)bias;
+			int64_t rel8 = (int64_t)(slot - (at + 2));
+			int32_t rel;
+
+			put_jmp(&e, r->target + (uint64_t)bias);
+			if (e.failed || slot < code_addr || slot + 5 > code_addr + code_len ||
+			    rel8 < -128 || rel8 > 127 || !fits32((int64_t)(entry - (slot + 5)))) {
+				e.failed = 0;
+				e.len = mark;
+				site->kind = DW_PATCH_INT3;
+				site->len = 1;
+				patched[off] = 0xcc;
+				n++;
+				continue;
+			}
+			patched[off + 1] = (uint8_t)(int8_t)rel8;
+			patched[slot - code_addr] = 0xe9;
+			rel = (int32_t)(int64_t)(entry - (slot + 5));
+			memcpy(patched + (slot - code_addr) + 1, &rel, 4);
+			site->trap = trap;
+			site->tramp = entry;
+			site->tramp_end = here(&e);
+			site->tramp_start = tramp_addr + mark;
+			n++;
+			continue;
+		}
 		for (size_t k = 0; k < r->len && !e.failed;) {
 			ZydisDecodedInstruction zi;
 

@@ -55,6 +55,7 @@ struct patched {
 	size_t code_len;
 	uint64_t tramp_addr;
 	size_t tramp_len;
+	size_t tramp_used; /* bytes of it the trampolines fill */
 	uint8_t *orig;	  /* the code as it was */
 	uint8_t *patched; /* and as it is */
 	uint8_t *tramp;
@@ -176,10 +177,12 @@ static struct plan *plan_for(const char *path, const char *name, uint64_t seed, 
 	if (pl->err)
 		hm_debug("no counted sites in '%s': %s", name, hm_strerror(pl->err));
 	else
-		hm_debug("'%s': %zu sites by jump, %zu by int3, planned in %.1f ms", name,
-			 pl->p.njump, pl->p.nint3,
+		hm_debug("'%s': %zu sites by jump, %zu by int3, planned in %.1f ms (%zu by a jump "
+			 "in padding)",
+			 name, pl->p.njump + pl->p.npad, pl->p.nint3,
 			 (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+			 pl->p.npad);
 	pl->next = plans;
 	plans = pl;
 	return pl->err ? NULL : pl;
@@ -407,9 +410,10 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 			free(p);
 			return used;
 		}
+		p->tramp_used = (size_t)used;
 		p->traps = xcalloc(p->n ? 2 * p->n : 1, sizeof(*p->traps));
 		for (size_t i = 0; i < p->n; i++) {
-			if (p->sites[i].kind == DW_PATCH_JUMP) {
+			if (p->sites[i].kind == DW_PATCH_JUMP || p->sites[i].kind == DW_PATCH_PAD) {
 				p->traps[2 * p->ntraps] = p->sites[i].trap;
 				p->traps[2 * p->ntraps + 1] = i;
 				p->ntraps++;
@@ -419,7 +423,8 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 		p->next = cache;
 		cache = p;
 	}
-	err = pwrite_all(fd, p->tramp, p->tramp_len, p->tramp_addr);
+	/* What the trampolines use; the rest of the mapping stays untouched. */
+	err = pwrite_all(fd, p->tramp, p->tramp_used, p->tramp_addr);
 	if (!err)
 		err = write_code(fd, p);
 	if (err)
@@ -488,7 +493,13 @@ int tracer_ticks_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density)
 	if (maps)
 		fclose(maps);
 	for (size_t i = 0; i < ntodo; i++) {
-		struct plan *pl = plan_for(todo[i].file, todo[i].file, seed, density);
+		char in_guest[4096 + 64];
+		/* The file as the guest sees it (a replay's are the recording's
+		 * copies, in its own mount namespace), named as it names it. */
+		struct plan *pl;
+
+		snprintf(in_guest, sizeof(in_guest), "/proc/%d/root%s", tid, todo[i].file);
+		pl = plan_for(in_guest, todo[i].file, seed, density);
 		int n = pl ? patch_mapping(tid, tgid, fd, 1, pl, todo[i].s, todo[i].e - todo[i].s,
 					   todo[i].off)
 			   : 0;
@@ -674,7 +685,7 @@ int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig)
 		if (pc < p->tramp_addr || pc >= p->tramp_addr + p->tramp_len)
 			continue;
 		for (size_t k = 0; k < p->n; k++) {
-			if (p->sites[k].kind == DW_PATCH_JUMP && pc >= p->sites[k].tramp_start &&
+			if (p->sites[k].kind != DW_PATCH_INT3 && pc >= p->sites[k].tramp_start &&
 			    pc < p->sites[k].tramp_end) {
 				*orig = p->sites[k].addr;
 				return 1;
