@@ -168,6 +168,7 @@ struct dw_patch_site {
 	uint64_t tramp_start; /* its trampoline's bytes: [tramp_start, tramp_end) */
 	uint64_t tramp_end;
 	uint64_t trap;	      /* the trampoline's int3: budget spent */
+	uint64_t slot;	      /* DW_PATCH_PAD: its jump in padding */
 	uint16_t len;
 	uint8_t kind;
 };

@@ -974,6 +974,7 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		site->kind = r->kind;
 		site->trap = 0;
 		site->tramp = 0;
+		site->slot = 0;
 		if (r->kind == DW_PATCH_INT3) {
 			patched[off] = 0xcc;
 			n++;
@@ -1014,6 +1015,7 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 			patched[slot - code_addr] = 0xe9;
 			rel = (int32_t)(int64_t)(entry - (slot + 5));
 			memcpy(patched + (slot - code_addr) + 1, &rel, 4);
+			site->slot = slot;
 			site->trap = trap;
 			site->tramp = entry;
 			site->tramp_end = here(&e);

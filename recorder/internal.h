@@ -422,6 +422,8 @@ void rec_preempt_exec(struct rec *r, struct task *t);
 void rec_preempt_fork(struct rec *r, struct task *parent, struct task *child);
 /* At the exit of call C (mmap), which returned RET: count the code it mapped. */
 void rec_preempt_mapped(struct rec *r, struct task *t, const struct rec_call *c, long ret);
+/* Whether T's pc is in code hermit added (a trampoline, a padding slot). */
+int rec_in_trampoline(const struct task *t);
 /* Whether an int3 of T's process counts a tick at ADDR. */
 int rec_int3_site(const struct task *t, uint64_t addr);
 /* T is resumed (sched.c): give its process's counter T's budget. */

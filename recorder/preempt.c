@@ -195,6 +195,16 @@ static uint64_t budget(struct rec *r, struct task *t)
 	return b;
 }
 
+int rec_in_trampoline(const struct task *t)
+{
+	struct user_regs_struct regs;
+	uint64_t orig;
+
+	return tracer_get_regs(t->tid, &regs) == 0 &&
+	       (tracer_ticks_original_pc(t->tgid, regs.rip, &orig) ||
+		tracer_ticks_in_slot(t->tgid, regs.rip));
+}
+
 int rec_int3_site(const struct task *t, uint64_t addr)
 {
 	uint64_t start;

@@ -617,6 +617,13 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		}
 		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t) == 1)
 			break; /* 2: a site stepped over for the debugger, whose step it was */
+		/* A debugger's step into a trampoline goes on to the original
+		 * code: gdb sees the patched place as the instruction it was. */
+		if (s->sig == SIGTRAP && r->opts->debugger && r->dbg_step == t->tid &&
+		    rec_in_trampoline(t)) {
+			rec_resume(t, RESUME_CONT, 0);
+			break;
+		}
 		/* After the recorder's own int3s: a step onto a site is the site's. */
 		if (s->sig == SIGTRAP && r->opts->debugger) {
 			int stepping = r->dbg_step == t->tid;

@@ -150,6 +150,8 @@ static int op_read_regs(void *t, int tid, uint8_t *buf, size_t *len)
 	v[RSP_REG_R8] = r.r8, v[RSP_REG_R8 + 1] = r.r9, v[RSP_REG_R8 + 2] = r.r10;
 	v[RSP_REG_R8 + 3] = r.r11, v[RSP_REG_R8 + 4] = r.r12, v[RSP_REG_R8 + 5] = r.r13;
 	v[RSP_REG_R8 + 6] = r.r14, v[RSP_REG_R15] = r.r15, v[RSP_REG_RIP] = r.rip;
+	/* In a trampoline (a signal came in there): gdb sees the site. */
+	tracer_ticks_original_pc(d->tgid, r.rip, &v[RSP_REG_RIP]);
 	v[RSP_REG_EFLAGS] = r.eflags, v[RSP_REG_CS] = r.cs, v[RSP_REG_SS] = r.ss;
 	v[RSP_REG_DS] = r.ds, v[RSP_REG_ES] = r.es, v[RSP_REG_FS] = r.fs, v[RSP_REG_GS] = r.gs;
 	v[RSP_REG_ORIG_RAX] = r.orig_rax, v[RSP_REG_FS_BASE] = r.fs_base;

@@ -597,9 +597,13 @@ int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site)
 	const struct patched *in;
 	struct user_regs_struct regs;
 	uint64_t left;
+	siginfo_t si;
 	int err;
 
-	if (!pr || tracer_get_regs(tid, &regs) < 0)
+	/* An int3 reports SI_KERNEL; a single step that lands just past one
+	 * (a trampoline's entry follows its trap) reports TRAP_TRACE. */
+	if (!pr || tracer_siginfo(tid, &si) < 0 || si.si_code != SI_KERNEL ||
+	    tracer_get_regs(tid, &regs) < 0)
 		return 0;
 	s = trap_at(pr, regs.rip - 1);
 	if (s) {
@@ -726,6 +730,24 @@ int tracer_singlestep(pid_t tid)
 	for (int i = 0; i < ndeferred; i++)
 		syscall(SYS_tkill, tid, deferred[i]);
 	return fault;
+}
+
+int tracer_ticks_in_slot(pid_t tgid, uint64_t pc)
+{
+	const struct proc *pr = proc_find(tgid);
+
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct patched *p = pr->maps[i];
+
+		if (pc < p->code_addr || pc >= p->code_addr + p->code_len)
+			continue;
+		for (size_t k = 0; k < p->n; k++) {
+			if (p->sites[k].kind == DW_PATCH_PAD && pc >= p->sites[k].slot &&
+			    pc < p->sites[k].slot + 5)
+				return 1;
+		}
+	}
+	return 0;
 }
 
 void tracer_ticks_get_stats(struct tracer_ticks_stats *out)

@@ -301,6 +301,8 @@ void tracer_ticks_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len);
 /* If PC lies in one of TGID's trampolines: the start of the site it
  * stands for into *ORIG, and 1. */
 int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig);
+/* Whether PC is a jump hermit put in dead padding (DW_PATCH_PAD). */
+int tracer_ticks_in_slot(pid_t tgid, uint64_t pc);
 struct tracer_ticks_stats {
 	uint64_t jumps, int3s; /* sites patched, over all processes */
 };
