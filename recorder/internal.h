@@ -114,6 +114,9 @@ struct task {
 	uint64_t intr_rip; /* where T stands while that holds */
 	struct rec_parked *parked; /* the arguments of the call it was parked in (parkargs.c) */
 	int parked_keep;	   /* its next resume makes that call: keep them in place */
+	int kill_held;		   /* held at its SIGKILL's exit until those it killed
+				    * are gone (sys_kill.c) */
+	int doomed;		   /* a guest's SIGKILL kills it; not reaped yet */
 };
 
 enum rec_timer_kind {
@@ -177,6 +180,7 @@ struct rec {
 		int sig, n;
 	} * own; /* signals hermit sent (kill), not yet seen arriving */
 	size_t nown;
+	size_t ndoomed;		  /* tasks with doomed set: while any, nothing runs */
 	uint64_t settle_progress; /* progress when the last deadlock check began */
 	int settle_rounds;	  /* retries since, before a deadlock is declared */
 
@@ -253,6 +257,8 @@ struct rec_syscall {
 	unsigned out_size;
 	enum rec_hidden hidden;
 	enum rec_sent sent; /* what it sends, digested when it leads outside */
+	int match_arg;	    /* > 0: trap only when argument match_arg - 1, an int, is match */
+	int match;
 };
 
 /* syscalls.c: answer an emulated call by writing N bytes at ADDR in the
@@ -567,6 +573,12 @@ enum rec_action rec_random_read(struct rec *r, struct task *t, struct rec_call *
 long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec);
 /* Fill AT_RANDOM of a freshly exec'd process. */
 int rec_fill_at_random(struct rec *r, pid_t tid);
+
+/* sys_kill.c: a SIGKILL another guest task sent (kill, tkill, tgkill,
+ * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */
+void rec_sys_kill_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* A doomed task was reaped: when it was the last, the sender goes on. */
+void rec_kill_reaped(struct rec *r);
 
 /* sys_files.c */
 void rec_sys_stat_exit(struct rec *r, struct task *t, struct rec_call *c);

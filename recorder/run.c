@@ -168,6 +168,8 @@ static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop
 	/* The kernel cleared its tid word and released its robust futexes. */
 	if (guest)
 		rec_futex_recheck(r, tgid);
+	if (guest)
+		rec_kill_reaped(r);
 }
 
 /* The word P's clone (stopped at its event) asks the kernel to clear when
@@ -274,8 +276,8 @@ static void on_exec(struct rec *r, struct task *t)
 /* Continue the running task T with MODE, or set it aside for another. */
 void rec_go_on(struct rec *r, struct task *t, enum resume_mode mode)
 {
-	if (t->state != TASK_RUNNING)
-		return; /* it waits, or died */
+	if (t->state != TASK_RUNNING || t->kill_held)
+		return; /* it waits, or died, or waits for those it killed to die */
 	if (rec_preempt_at_syscall(r, t)) {
 		rec_set_aside(r, t, TASK_READY, mode);
 		return;
@@ -855,6 +857,8 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 			continue;
 		traps[ntraps].nr = row->nr;
 		traps[ntraps].fd_min = opts->mode == REC_MODE_RUN ? row->fd_min : 0;
+		traps[ntraps].match_arg = row->match_arg;
+		traps[ntraps].match = row->match;
 		ntraps++;
 	}
 	hm_buf_init(&r.payload);

@@ -72,6 +72,8 @@ static void runq_remove(struct rec *r, struct task *t)
 void rec_task_remove(struct rec *r, struct task *t)
 {
 	runq_remove(r, t);
+	if (t->doomed)
+		r->ndoomed--;
 	for (size_t i = 0; i < r->ntasks; i++) {
 		if (r->tasks[i] == t) {
 			memmove(&r->tasks[i], &r->tasks[i + 1],
@@ -566,6 +568,10 @@ void rec_schedule(struct rec *r)
 	int intr;
 
 	while (!r->ended && r->ntasks) {
+		/* Not while a guest's SIGKILL still kills: its victims' ends
+		 * come first, before anything else runs (sys_kill.c). */
+		if (r->ndoomed)
+			return;
 		rec_fire_due(r);
 		/* Signals wait for a syscall entry, a point a replay finds again,
 		 * unless nothing is ready to run (docs/record-replay.md). */

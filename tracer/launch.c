@@ -588,17 +588,20 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	for (size_t i = 0; i < l->ntraps; i++) {
 		const struct tracer_trap *t = &l->traps[i];
+		struct scmp_arg_cmp cmp[3];
+		unsigned n = 0;
 		int err;
 
+		if (t->fd_min > 0)
+			cmp[n++] = SCMP_A0(SCMP_CMP_GE, (scmp_datum_t)t->fd_min);
+		if (t->match_arg > 0)
+			/* an int: the kernel ignores the upper half of the register */
+			cmp[n++] = SCMP_CMP((unsigned)t->match_arg - 1, SCMP_CMP_MASKED_EQ,
+					    0xffffffffULL, (scmp_datum_t)(uint32_t)t->match);
 		if (t->mask)
-			err = seccomp_rule_add(
-				ctx, SCMP_ACT_TRACE(0), t->nr, 1,
-				SCMP_CMP((unsigned)t->mask_arg, SCMP_CMP_MASKED_EQ, t->mask, t->mask));
-		else if (t->fd_min > 0)
-			err = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), t->nr, 1,
-					       SCMP_A0(SCMP_CMP_GE, (scmp_datum_t)t->fd_min));
-		else
-			err = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), t->nr, 0);
+			cmp[n++] = SCMP_CMP((unsigned)t->mask_arg, SCMP_CMP_MASKED_EQ, t->mask,
+					    t->mask);
+		err = seccomp_rule_add_array(ctx, SCMP_ACT_TRACE(0), t->nr, n, cmp);
 		if (err) {
 			hm_error("cannot add syscall %d to the seccomp filter: %s", t->nr,
 				 hm_strerror(err));

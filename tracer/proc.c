@@ -45,6 +45,47 @@ int tracer_task_ids(pid_t tid, pid_t *tgid, pid_t *vtid)
 	return found ? 0 : -ENOENT;
 }
 
+int tracer_task_pgid(pid_t tid, pid_t *host, pid_t *inner)
+{
+	char path[64], line[256];
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *last;
+
+		/* "NSpgid:\t<host>\t...\t<innermost>" */
+		if (sscanf(line, "NSpgid: %d", host) != 1)
+			continue;
+		last = strrchr(line, '\t');
+		found = last && sscanf(last, "%d", inner) == 1;
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+int tracer_pidfd_pid(pid_t tid, int fd, pid_t *pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int found = 0;
+
+	/* pidfd_show_fdinfo() (kernel/pid.c) names it in the pid namespace of
+	 * the /proc it is read from: hermit's is the host's. */
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Pid: %d", pid) == 1;
+	fclose(f);
+	return found ? 0 : -EINVAL;
+}
+
 int tracer_task_syscall(pid_t tid, long *nr, uint64_t args[6], uint64_t *pc)
 {
 	char path[64], buf[512];

@@ -19,8 +19,10 @@
 
 /* A syscall the seccomp filter sends to the tracer. */
 struct tracer_trap {
-	int nr;	    /* syscall number (x86-64) */
-	int fd_min; /* > 0: trap only when argument 0 >= fd_min */
+	int nr;	       /* syscall number (x86-64) */
+	int fd_min;    /* > 0: trap only when argument 0 >= fd_min */
+	int match_arg; /* > 0: trap only when argument match_arg - 1, an int, is match */
+	int match;
 	int mask_arg;  /* with MASK: trap only when argument MASK_ARG has a bit of it */
 	uint64_t mask; /* 0: no such condition */
 };
@@ -365,6 +367,12 @@ int tracer_task_blocked(pid_t tid, long *nr);
 
 /* Thread group id (host) and the thread id the guest sees (NSpid). */
 int tracer_task_ids(pid_t tid, pid_t *tgid, pid_t *vtid);
+/* TID's process group: its id on the host and as the guest sees it
+ * (NSpgid); 0, or -errno. */
+int tracer_task_pgid(pid_t tid, pid_t *host, pid_t *inner);
+/* The process TID's pidfd FD refers to, as the host sees it; -1 when it
+ * has ended. 0, or -errno (FD is no pidfd). */
+int tracer_pidfd_pid(pid_t tid, int fd, pid_t *pid);
 /* The syscall TID sleeps in, its arguments and the instruction pointer;
  * -ENOENT when it is not in one. */
 int tracer_task_syscall(pid_t tid, long *nr, uint64_t args[6], uint64_t *pc);
