@@ -98,7 +98,8 @@ enum rec_dbg_go {
 
 struct rec_dbg_thread {
 	pid_t tid, tgid, vtid;
-	int index; /* creation order: the task number of events */
+	int index;	/* creation order: the task number of events */
+	uint64_t ticks; /* its ticks so far: with the pc, where it is */
 };
 
 struct rec;    /* a run (recorder/internal.h) */

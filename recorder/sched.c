@@ -134,6 +134,7 @@ int rec_debug_stop(struct rec *r, struct task *t)
 		threads[st.nthreads].tgid = x->tgid;
 		threads[st.nthreads].vtid = x->vtid;
 		threads[st.nthreads].index = x->index;
+		threads[st.nthreads].ticks = x->tick_count;
 		st.nthreads++;
 	}
 	/* (The debugger holds the block watch while it waits for its user:

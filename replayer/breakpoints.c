@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "internal.h"
+#include "common/common.h"
 #include "tracer/tracer.h"
 
 /* Put every breakpoint that is not in yet into the debugged process
@@ -16,8 +17,24 @@ void replay_dbg_insert_bps(struct dbg *d)
 	static const uint8_t int3 = 0xcc;
 
 	for (size_t i = 0; d->tgid && i < d->nbps; i++) {
-		if (!d->bps[i].inserted && !d->bps[i].removed &&
-		    tracer_poke_byte(d->tgid, d->bps[i].addr, &int3, &d->bps[i].orig) == 0)
+		uint64_t start;
+		size_t len;
+
+		if (d->bps[i].inserted || d->bps[i].removed)
+			continue;
+		if (tracer_ticks_site(d->tgid, d->bps[i].addr, &start, &len, NULL, 0) ==
+			    TRACER_SITE_JUMP &&
+		    start != d->bps[i].addr) {
+			/* Inside the jump to a counted site's trampoline: an int3
+			 * there would break the jump (docs/gdb.md). */
+			if (!d->bps[i].refused)
+				hm_warn("cannot put a breakpoint at %#llx: hermit's counted site at "
+					"%#llx covers it",
+					(unsigned long long)d->bps[i].addr, (unsigned long long)start);
+			d->bps[i].refused = 1;
+			continue;
+		}
+		if (tracer_poke_byte(d->tgid, d->bps[i].addr, &int3, &d->bps[i].orig) == 0)
 			d->bps[i].inserted = 1;
 	}
 }

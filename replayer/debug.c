@@ -346,7 +346,7 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 	unsigned long long n;
 
 	if (strcmp(cmd, "when") == 0) {
-		replay_dbg_describe(&d->cur, where, sizeof(where));
+		replay_dbg_when(d, where, sizeof(where));
 		snprintf(out, size, "%s (%" PRIu64 " events replayed)\n", where, d->frames);
 		return 0;
 	}

@@ -89,6 +89,7 @@ struct bp {
 	int removed;	     /* gdb took it out (it may put it back) */
 	uint64_t removed_at; /* the number of continues when it was taken out */
 	int internal;	     /* not gdb's: a seek's target is a trap here (seek.c) */
+	int refused;	     /* inside a counted site's jump: never put in (breakpoints.c) */
 };
 
 #define MAX_HOLDERS 16
@@ -257,6 +258,8 @@ enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *
 /* ---- seek.c: positions, seeking, the recorder's hooks ---- */
 
 /* Name P for people, in OUT. */
+/* What `monitor when` says of where D is. */
+void replay_dbg_when(struct dbg *d, char *out, size_t size);
 void replay_dbg_describe(const struct pos *p, char *out, size_t size);
 /* Replay again (d->rerun), in MODE, to TARGET. */
 void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target);

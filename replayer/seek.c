@@ -98,6 +98,34 @@ void replay_dbg_describe(const struct pos *p, char *out, size_t size)
 	}
 }
 
+/*
+ * What `monitor when` says: the start and the end as such; anywhere else
+ * (event, task, ticks, pc), which names the instruction instance however
+ * the replay got there (a hit, a step, a search backwards), since every
+ * loop passes a tick (docs/preemption.md). The seek's own anchors are in
+ * the debug log.
+ */
+void replay_dbg_when(struct dbg *d, char *out, size_t size)
+{
+	const struct rec_dbg_thread *th = NULL;
+	struct user_regs_struct r;
+	uint64_t pc;
+
+	for (size_t i = 0; d->stop && i < d->stop->nthreads; i++) {
+		if (d->stop->threads[i].index == d->cur.index)
+			th = &d->stop->threads[i];
+	}
+	if ((d->cur.anchor == AT_START && !d->cur.steps) || d->cur.anchor == AT_EXIT || !th ||
+	    tracer_get_regs(th->tid, &r) < 0) {
+		replay_dbg_describe(&d->cur, out, size);
+		return;
+	}
+	pc = r.rip;
+	tracer_ticks_original_pc(th->tgid, pc, &pc);
+	snprintf(out, size, "event %" PRIu64 " (task %d at tick %" PRIu64 ", pc %#" PRIx64 ")",
+		 d->frames, th->index, th->ticks, pc);
+}
+
 void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 {
 	d->mode = mode;

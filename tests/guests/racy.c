@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Guest: a data race. Two threads each add 1 to a shared counter 200
+ * Guest: a data race. Two threads each add 1 to a shared counter 2000
  * times with an unlocked load and store (tmp = counter; counter = tmp + 1)
  * and no syscalls in the loop. A thread preempted between its load and its
  * store writes back a stale value and the other's updates are lost. Prints
- * "counter N": 400 when no update was lost.
+ * "counter N": 4000 when no update was lost.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
