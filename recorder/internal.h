@@ -192,7 +192,6 @@ struct rec {
 	int urandom_warned;
 	struct hm_buf payload;	  /* record: the output of the event being made */
 	int diverged;		  /* replay: the divergence was reported */
-	int spin_hits;		  /* replay: passes at a spin point, registers unmatched */
 	struct task *dbg_pending; /* debugger: stop when this task is resumed next */
 	int dbg_stop_next;	  /* debugger: stop when any guest task is resumed next */
 	pid_t dbg_step;		  /* debugger: the task that single-steps */

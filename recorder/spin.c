@@ -130,7 +130,6 @@ int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site)
 		return 1;
 	}
 	if (exact) {
-		r->spin_hits = 0;
 		tracer_bp_clear();
 		rec_digest_event(r, t, &ev, REC_EV_SPIN);
 		if (r->ended)

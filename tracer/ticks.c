@@ -77,7 +77,6 @@ struct proc {
 static struct plan *plans;
 static struct patched *cache;
 static struct proc *procs;
-static struct tracer_ticks_stats stats;
 
 static struct proc *proc_find(pid_t tgid)
 {
@@ -433,8 +432,6 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 	pr->maps = xrealloc(pr->maps, (pr->nmaps + 1) * sizeof(*pr->maps));
 	pr->maps[pr->nmaps++] = p;
 	p->refs++;
-	stats.jumps += p->ntraps;
-	stats.int3s += p->n - p->ntraps;
 	return (int)p->n;
 }
 
@@ -748,11 +745,6 @@ int tracer_ticks_in_slot(pid_t tgid, uint64_t pc)
 		}
 	}
 	return 0;
-}
-
-void tracer_ticks_get_stats(struct tracer_ticks_stats *out)
-{
-	*out = stats;
 }
 
 void tracer_ticks_free(void)

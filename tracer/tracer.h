@@ -305,10 +305,6 @@ void tracer_ticks_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len);
 int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig);
 /* Whether PC is a jump hermit put in dead padding (DW_PATCH_PAD). */
 int tracer_ticks_in_slot(pid_t tgid, uint64_t pc);
-struct tracer_ticks_stats {
-	uint64_t jumps, int3s; /* sites patched, over all processes */
-};
-void tracer_ticks_get_stats(struct tracer_ticks_stats *out);
 void tracer_ticks_free(void);
 
 /* Step TID over the instruction at its rip, setting signals aside. A
