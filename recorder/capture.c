@@ -483,11 +483,36 @@ static void clamp_read(struct rec *r, struct task *t, struct rec_call *c)
 
 	make_record(t, c, REC_EV_INPUT, &want);
 	if (r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
-	    memcmp(ev->fields, want.fields, 9 * sizeof(int64_t)) != 0 || REC_EV_RET(ev) < 0 ||
+	    memcmp(ev->fields, want.fields, 9 * sizeof(int64_t)) != 0 || REC_EV_RET(ev) <= 0 ||
 	    (uint64_t)REC_EV_RET(ev) >= c->args[2])
-		return;
+		return; /* never a count of 0: that returns at once, where the
+			 * recorded end of file waited for the last writer */
+	t->clamped = 1;
+	t->clamped_count = c->args[2];
 	c->regs.rdx = (uint64_t)REC_EV_RET(ev);
 	tracer_set_regs(t->tid, &c->regs);
+}
+
+void rec_unclamp_entry(struct task *t, struct rec_call *c)
+{
+	if (!t->clamped)
+		return;
+	/* Made again (retried, restarted): with the count it first asked for. */
+	c->regs.rdx = t->clamped_count;
+	c->args[2] = t->clamped_count;
+	tracer_set_regs(t->tid, &c->regs);
+	t->clamped = 0;
+}
+
+void rec_unclamp_exit(struct task *t, struct user_regs_struct *regs)
+{
+	if (!t->clamped)
+		return;
+	/* A syscall leaves rdx as it found it: the guest gets its count back,
+	 * and a call the kernel restarts asks for it again. */
+	regs->rdx = t->clamped_count;
+	tracer_set_regs(t->tid, regs);
+	t->clamped = 0;
 }
 
 /* How long a replay waits for input the recording says came (wall clock). */

@@ -78,6 +78,8 @@ struct task {
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
 	int sends_out;			   /* that call writes outside: an output frame follows */
+	int clamped;			   /* replay: the read's count was cut to the recorded one */
+	uint64_t clamped_count;		   /* ... and this is the count the guest asked for */
 	uint64_t clear_tid;		   /* the word its clone asked the kernel to clear
 					    * when it ends (CLONE_CHILD_CLEARTID), 0: none */
 	struct rec_call call;
@@ -343,6 +345,10 @@ int rec_replay_not_next(struct rec *r, struct task *t);
 /* Replay, at the exit stop (REGS) of such a call, skipped: wind it back to
  * be made again and park T, as the recording did while it waited. */
 void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *regs);
+/* A replayed read whose count clamp_read cut: the guest's count back in
+ * rdx, at the call's next entry and at its exit. */
+void rec_unclamp_entry(struct task *t, struct rec_call *c);
+void rec_unclamp_exit(struct task *t, struct user_regs_struct *regs);
 /* Replay: T, running and blocked in a hidden read, is the next thing the
  * log records (its input frame), so the data is due: wait for it rather
  * than park T, up to a few seconds (then park; the replay will tell). */

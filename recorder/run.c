@@ -316,6 +316,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->args[4] = c->regs.r8;
 	c->args[5] = c->regs.r9;
 	c->ret = 0;
+	rec_unclamp_entry(t, c);
 	row = rec_syscall_find(c->nr);
 	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden == HIDDEN_RECORD) &&
 	    rec_call_hidden(row, c)) {
@@ -379,6 +380,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 
 	if (tracer_get_regs(t->tid, &regs) < 0)
 		return; /* gone; its exit follows */
+	rec_unclamp_exit(t, &regs);
 	hm_trace("task %d: syscall %ld returned %ld%s", t->index, (long)regs.orig_rax,
 		 (long)regs.rax, t->retrying ? " (retried)" : "");
 	if (rewind_parked(t, &regs) || is_restart((long)regs.rax)) {

@@ -156,6 +156,15 @@ rec py -- python3 -c "$PY"
 replay_same py "$rid" 0
 pyid=$rid
 
+# ---- a shell's command substitutions and pipelines (what a pyenv shim
+# runs before python3): a read that waits for the end of a pipe must wait
+# in the replay too, however the kernel split what came before ----
+rec subst -- bash -c 'for i in 1 2 3 4; do d=$(readlink -f /tmp); n=$(echo "$d" | wc -c); done; echo "$d $n"; seq 1 40000 | sort | md5sum; seq 1 3000 | sort -r | head -n 2'
+[ "$rst" = 0 ] || { tail -20 "$WORK/subst.rec.err" >&2; fail "subst: the recorded run exited $rst"; }
+[ "$(head -n 1 "$WORK/subst.rec")" = "$(readlink -f /tmp) $(($(readlink -f /tmp | wc -c)))" ] ||
+	fail "subst: the recorded run printed $(head -n 1 "$WORK/subst.rec")"
+replay_same subst "$rid" 0
+
 # ---- sqlite3, its database removed before the replay ----
 if command -v sqlite3 >/dev/null 2>&1; then
 	mkdir "$WORK/sq"
