@@ -109,7 +109,8 @@ static cJSON *new_metadata(const char *id, const struct rec_options *o, const ch
 	}
 	cJSON_AddStringToObject(
 		doc, "tick_semantics",
-		"sites: breakpoint hits at instruction sites (thread, address, hit)");
+		"counted: backward branches and indirect jumps and calls a thread took, counted "
+		"in patched code; a position is (event, thread, ticks, pc)");
 	add_time(doc, "created");
 	cJSON_AddStringToObject(doc, "status", "recording");
 	cJSON_AddNullToObject(doc, "exit_status");
@@ -288,6 +289,7 @@ static int record_start(int argc, char **argv)
 	set_item(meta, "exit_status", cJSON_CreateNumber(status));
 	set_item(meta, "events", cJSON_CreateNumber((double)res.events));
 	set_item(meta, "frames", cJSON_CreateNumber((double)res.frames));
+	set_item(meta, "uncounted_preemptions", cJSON_CreateNumber((double)res.uncounted));
 	cJSON_ReplaceItemInObjectCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(meta, "options"), "preempt",
 		cJSON_CreateString(replay_preempt_name(res.preempt)));

@@ -26,6 +26,7 @@ struct entry {
 	char *created;
 	const char *state;
 	int64_t events;
+	int64_t uncounted; /* preemptions by the spin watch; -1: not known */
 	uint64_t size;
 };
 
@@ -65,6 +66,7 @@ static void load(const char *datadir, const char *id, struct entry *e)
 	e->id = xstrdup(id);
 	e->state = "damaged";
 	e->events = -1;
+	e->uncounted = -1;
 	if (hm_recording_dir(datadir, id, &dir) < 0)
 		return;
 	e->size = dir_size(dir);
@@ -96,6 +98,7 @@ static void load(const char *datadir, const char *id, struct entry *e)
 		e->created = xstrdup(hm_json_str(meta, "created", "?"));
 		/* Frames, as a replay numbers events; unknown while recording. */
 		e->events = hm_json_int(meta, "frames", -1);
+		e->uncounted = hm_json_int(meta, "uncounted_preemptions", -1);
 		if (hm_json_str(meta, "status", NULL)) {
 			const char *s =
 				replay_recording_state(dir, hm_json_str(meta, "status", ""));
@@ -200,6 +203,11 @@ int cli_record_list(int argc, char **argv)
 			cJSON_AddStringToObject(o, "status", v[i].state);
 			cJSON_AddNumberToObject(o, "events", (double)v[i].events);
 			cJSON_AddNumberToObject(o, "size", (double)v[i].size);
+			if (v[i].uncounted >= 0)
+				cJSON_AddNumberToObject(o, "uncounted_preemptions",
+							(double)v[i].uncounted);
+			else
+				cJSON_AddNullToObject(o, "uncounted_preemptions");
 			cJSON_AddItemToArray(arr, o);
 		}
 		text = cJSON_Print(arr);

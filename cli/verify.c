@@ -210,10 +210,20 @@ int cli_verify(struct rec_options *opts, int strict, const char *report)
 			(long long)out_size[0], (long long)err_size[0], run[0].res.exit_status,
 			run[0].res.events, strict ? ", whole event stream" : "");
 		status = run[0].res.exit_status;
+		if (run[0].res.uncounted || run[1].res.uncounted)
+			hm_warn("verify: %" PRIu64 " and %" PRIu64
+				" preemptions came at wall-clock moments (code no tick counts, such "
+				"as JIT code): other runs may differ",
+				run[0].res.uncounted, run[1].res.uncounted);
 	} else {
 		hm_error("verify: the runs diverge:%s%s%s%s%s", out_at >= 0 ? " stdout" : "",
 			 err_at >= 0 ? " stderr" : "", same_status ? "" : " exit status",
 			 same_digest ? "" : " event digest", ev_at >= 0 ? " event stream" : "");
+		if (run[0].res.uncounted || run[1].res.uncounted)
+			hm_error("verify: %" PRIu64 " and %" PRIu64
+				 " preemptions came at wall-clock moments (code no tick counts, "
+				 "such as JIT code: docs/preemption.md)",
+				 run[0].res.uncounted, run[1].res.uncounted);
 		status = HM_EXIT_DIVERGED;
 	}
 
@@ -243,6 +253,8 @@ int cli_verify(struct rec_options *opts, int strict, const char *report)
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(hex[0]));
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(hex[1]));
 		add_pair(o, "events", (double)run[0].res.events, (double)run[1].res.events);
+		add_pair(doc, "uncounted_preemptions", (double)run[0].res.uncounted,
+			 (double)run[1].res.uncounted);
 		if (strict) {
 			o = check(checks, "events", ev_at < 0);
 			if (ev_at >= 0)

@@ -191,6 +191,7 @@ struct rec {
 	uint64_t events;
 	uint64_t digest;
 	uint64_t frames; /* record and replay: frames of the log written or taken */
+	uint64_t uncounted; /* preemptions the spin watch made (code no tick counts) */
 	int urandom_warned;
 	struct hm_buf payload;	  /* record: the output of the event being made */
 	int diverged;		  /* replay: the divergence was reported */

@@ -244,6 +244,7 @@ struct rec_result {
 	uint64_t events;	  /* intercepted events */
 	uint64_t digest;	  /* digest of the event stream */
 	uint64_t frames;	  /* record: frames written to the log, inputs included */
+	uint64_t uncounted;	  /* preemptions by the spin watch: where no tick counted */
 	enum rec_preempt preempt; /* the tick source that was used */
 };
 

@@ -978,6 +978,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	res->events = r.events;
 	res->digest = r.digest;
 	res->frames = r.frames;
+	res->uncounted = r.uncounted;
 	res->preempt = r.ticks_source;
 	return 0;
 }

@@ -53,6 +53,7 @@ void rec_spin_preempt(struct rec *r, struct task *t)
 
 	spin_point(t, &ev);
 	rec_digest_event(r, t, &ev, REC_EV_SPIN);
+	r->uncounted++;
 	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
 		 (unsigned long long)ev.args[0]);
 	if (r->ended)

@@ -393,7 +393,8 @@ if not isinstance(d, list):
     bad.append("not an array")
 else:
     for e in d:
-        missing = {"id", "command", "created", "status", "events", "size"} - set(e)
+        missing = {"id", "command", "created", "status", "events", "size",
+                   "uncounted_preemptions"} - set(e)
         if missing:
             bad.append("%r lacks %s" % (e, sorted(missing)))
     if sorted(e.get("id") for e in d) != want:
@@ -401,7 +402,8 @@ else:
     r = [e for e in d if e.get("id") == "random-0"]
     if len(r) != 1 or r[0]["status"] != "complete" or r[0]["events"] != m["frames"] \
             or not r[0]["command"].endswith("/random") or r[0]["created"] != m["created"] \
-            or not isinstance(r[0]["size"], int) or r[0]["size"] <= 0:
+            or not isinstance(r[0]["size"], int) or r[0]["size"] <= 0 \
+            or r[0]["uncounted_preemptions"] != m["uncounted_preemptions"]:
         bad.append("random-0: %r (metadata frames %r, created %r)" % (r, m["frames"], m["created"]))
 for b in bad:
     print(b)

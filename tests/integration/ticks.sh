@@ -12,6 +12,9 @@
 # - fibrace (recursion, no loops), libspin (the loop in a dlopen'd
 #   library), alarmloop (SIGALRM in a busy loop, by virtual time that
 #   ticks move): the same under run, chaos and replay.
+# - jitrace (a race in code made at run time, which nothing counts): the
+#   spin watch preempts it, metadata.json, record list --json and the
+#   verify report count those preemptions, and the replay finds each.
 #
 # Every part runs in its own subshell so that one failure does not hide
 # the others.
@@ -119,8 +122,36 @@ t_alarm() {
 		{ cat "$WORK/alarm.1" >&2; fail "alarmloop: wrong output"; }
 }
 
+# uncounted FILE: the uncounted_preemptions of FILE (metadata.json: N;
+# a verify report: N,M), the preemptions the spin watch made.
+uncounted() {
+	tr -d ' \t\n' <"$1" | grep -o '"uncounted_preemptions":\(\[[0-9]*,[0-9]*\]\|[0-9]*\)' |
+		sed 's/.*://; s/[][]//g'
+}
+
+# Code no tick counts (JIT code: anonymous memory made executable with
+# mprotect): the spin watch preempts it at wall-clock moments, the
+# recording says how many, and the replay finds each of those points
+# exactly (registers, stack, ticks) and prints the recorded total.
+t_jit() {
+	record_replay jit -- "$GUESTS/jitrace"
+	grep -qx '[0-9]* of 262144000' "$WORK/jit.rec" || { cat "$WORK/jit.rec" >&2; fail "jitrace: wrong output"; }
+	id=$(cat "$HERMIT_DATA_DIR/LAST")
+	n=$(uncounted "$HERMIT_DATA_DIR/recordings/$id/metadata.json")
+	[ -n "$n" ] && [ "$n" -ge 1 ] ||
+		{ cat "$HERMIT_DATA_DIR/recordings/$id/metadata.json" >&2; fail "jitrace: metadata.json does not count the spin watch's preemptions"; }
+	hm "$WORK/jit.list" record list --json
+	tr -d ' \t\n' <"$WORK/jit.list" | grep -q "\"id\":\"$id\".*\"uncounted_preemptions\":$n" ||
+		{ cat "$WORK/jit.list" >&2; fail "jitrace: record list --json does not say $n uncounted preemptions"; }
+	hm "$WORK/jit.verify" run --verify --verify-report "$WORK/jit.report" -- "$GUESTS/jitrace" 3000
+	st=$?
+	[ "$st" = 0 ] || [ "$st" = 122 ] || { cat "$WORK/jit.verify.err" >&2; fail "jitrace: --verify exited $st"; }
+	uncounted "$WORK/jit.report" | grep -qx '[0-9]*,[0-9]*' ||
+		{ cat "$WORK/jit.report" >&2; fail "jitrace: the verify report does not count uncounted preemptions"; }
+}
+
 status=0
-for t in t_runs t_chaos t_record t_fib t_lib t_alarm; do
+for t in t_runs t_chaos t_record t_fib t_lib t_alarm t_jit; do
 	($t) || { echo "$t failed" >&2; status=1; }
 done
 exit $status
