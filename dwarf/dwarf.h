@@ -149,13 +149,17 @@ struct dw_patch_plan {
 };
 
 /*
- * The counted sites of the executable segment of the ELF file at PATH:
- * every direct branch or call backwards, every indirect jump and call,
- * and with DENSITY > 0 about one other instruction in DENSITY, picked by
- * a hash of SEED and the address (chaos). 0 or -errno.
+ * The counted sites of the executable segment of the ELF file at PATH
+ * that holds file offset OFFSET (a file may have several: a large
+ * non-PIE program has one for .plt and one for .text): every direct
+ * branch or call backwards, every indirect jump and call, and with
+ * DENSITY > 0 about one other instruction in DENSITY, picked by a hash of
+ * SEED and the address (chaos). 0 or -errno (-ENOEXEC: no such segment).
  */
-int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
+int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigned density,
 		       struct dw_patch_plan *plan);
+/* Whether the plan's segment holds file offset OFFSET (a mapping's). */
+int dw_patch_plan_holds(const struct dw_patch_plan *plan, uint64_t offset);
 /* The same for the code in BUF (LEN bytes at VADDR): for tests. */
 int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
 		      unsigned density, struct dw_patch_plan *plan);

@@ -624,6 +624,34 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 }
 
 /* Function symbols of ELF: entry points the decode cannot see. */
+/*
+ * Code the program copies elsewhere and runs there, which must keep its
+ * original bytes: V8's embedded builtins (node and every V8 embedder),
+ * which V8 copies next to its JIT code for short calls. A jump to a
+ * trampoline, copied, lands nowhere. Like JIT code, they are not counted.
+ */
+static int copied_code(const char *name)
+{
+	return name && strncmp(name, "Builtins_", 9) == 0;
+}
+
+/* No site in [LO, HI), and nothing there taken along by one. */
+static void leave_alone(struct plan_state *s, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = s->n;
+
+	while (a < b) {
+		size_t m = (a + b) / 2;
+
+		if (s->in[m].addr < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < s->n && s->in[a].addr < hi; a++)
+		s->in[a].flags &= ~(unsigned)(I_SITE | I_MOVABLE | I_CHAOS);
+}
+
 static void add_symbols(struct plan_state *s, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -642,8 +670,12 @@ static void add_symbols(struct plan_state *s, Elf *elf)
 			if (gelf_getsym(data, (int)k, &sym) && sym.st_value &&
 			    (GELF_ST_TYPE(sym.st_info) == STT_FUNC ||
 			     GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC ||
-			     GELF_ST_TYPE(sym.st_info) == STT_NOTYPE))
+			     GELF_ST_TYPE(sym.st_info) == STT_NOTYPE)) {
 				add_target(s, sym.st_value);
+				if (sym.st_size &&
+				    copied_code(elf_strptr(elf, sh.sh_link, sym.st_name)))
+					leave_alone(s, sym.st_value, sym.st_value + sym.st_size);
+			}
 		}
 	}
 }
@@ -734,7 +766,13 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 	}
 }
 
-int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
+int dw_patch_plan_holds(const struct dw_patch_plan *plan, uint64_t offset)
+{
+	return (plan->exec_offset & ~(uint64_t)4095) <= offset &&
+	       offset < plan->exec_offset + plan->exec_size;
+}
+
+int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigned density,
 		       struct dw_patch_plan *plan)
 {
 	struct plan_state s = { .seed = seed, .density = density };
@@ -756,7 +794,8 @@ int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
 		err = -ENOEXEC;
 		goto out;
 	}
-	/* File offset to link-time address, from the executable segment. */
+	/* File offset to link-time address, from the executable segment that
+	 * holds OFFSET. */
 	for (size_t k = 0; k < nph; k++) {
 		GElf_Phdr ph;
 
@@ -764,7 +803,9 @@ int dw_patch_plan_file(const char *path, uint64_t seed, unsigned density,
 			plan->exec_vaddr = ph.p_vaddr;
 			plan->exec_offset = ph.p_offset;
 			plan->exec_size = ph.p_filesz;
-			break;
+			if (dw_patch_plan_holds(plan, offset))
+				break;
+			plan->exec_size = 0;
 		}
 	}
 	if (!plan->exec_size) {

@@ -56,6 +56,19 @@ static int read_small(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+/* The state letter of /proc/TID/stat ('R', 'S', 't', ...), 0 if unknown. */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 int tracer_task_blocked(pid_t tid, long *nr)
 {
 	char path[64], buf[512];
@@ -155,8 +168,11 @@ static void *watch(void *arg)
 			pthread_kill(main_thread, SIGUSR1);
 		} else if (mono_ns() - atomic_load(&touched_ns) < SPIN_US * 1000LL) {
 			said = 0; /* it stopped (a syscall, a tick) since */
-		} else if (since >= SPIN_US && said < 5) {
-			/* Said a few times, in case one lands outside waitpid. */
+		} else if (since >= SPIN_US && said < 5 && task_state(tid) == 'R') {
+			/* Said a few times, in case one lands outside waitpid. Only
+			 * for a task that runs: one in a ptrace stop waits for the
+			 * tracer (planning a large library takes it a while), and
+			 * one asleep for good ('D') is not spinning either. */
 			said++;
 			atomic_store(&spun, 1);
 			pthread_kill(main_thread, SIGUSR1);
@@ -247,6 +263,8 @@ void tracer_blockwatch_hold(int on)
 
 void tracer_blockwatch_set(pid_t tid)
 {
+	/* A spin seen before is not this task's. */
+	atomic_store(&spun, 0);
 	atomic_store(&touched_ns, mono_ns());
 	atomic_store(&watched_tid, tid);
 	atomic_fetch_add(&watched_gen, 1);

@@ -42,6 +42,7 @@ struct plan {
 	struct timespec mtime;
 	uint64_t seed;
 	unsigned density;
+	uint64_t off; /* the file offset it was made for (a segment's) */
 	int err;
 	struct dw_patch_plan p;
 	struct plan *next;
@@ -149,7 +150,9 @@ int tracer_ticks_fork(pid_t parent, pid_t child)
 	return 0;
 }
 
-static struct plan *plan_for(const char *path, const char *name, uint64_t seed, unsigned density)
+/* The plan of the executable segment of PATH that holds file offset OFF. */
+static struct plan *plan_for(const char *path, const char *name, uint64_t off, uint64_t seed,
+			     unsigned density)
 {
 	struct stat st;
 	struct plan *pl;
@@ -161,7 +164,8 @@ static struct plan *plan_for(const char *path, const char *name, uint64_t seed, 
 		if (pl->dev == st.st_dev && pl->ino == st.st_ino &&
 		    pl->mtime.tv_sec == st.st_mtim.tv_sec &&
 		    pl->mtime.tv_nsec == st.st_mtim.tv_nsec && pl->seed == seed &&
-		    pl->density == density)
+		    pl->density == density &&
+		    (pl->err ? pl->off == off : dw_patch_plan_holds(&pl->p, off)))
 			return pl->err ? NULL : pl;
 	}
 	pl = xcalloc(1, sizeof(*pl));
@@ -170,8 +174,9 @@ static struct plan *plan_for(const char *path, const char *name, uint64_t seed, 
 	pl->mtime = st.st_mtim;
 	pl->seed = seed;
 	pl->density = density;
+	pl->off = off;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pl->err = dw_patch_plan_file(path, seed, density, &pl->p);
+	pl->err = dw_patch_plan_file(path, off, seed, density, &pl->p);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (pl->err)
 		hm_debug("no counted sites in '%s': %s", name, hm_strerror(pl->err));
@@ -312,36 +317,108 @@ static int map_fixed(pid_t tid, int fd, int at_exec, uint64_t addr, size_t len, 
 	return (uint64_t)ret == addr ? 0 : -EEXIST;
 }
 
-/* A free gap of LEN bytes for trampolines near [LO, HI): just below the
- * nearest mapping beneath LO, within reach of a rel32 from all of it. */
+/* Where the program's brk heap starts (/proc/PID/stat, field 47), 0 if
+ * not known. */
+static uint64_t start_brk(pid_t tid)
+{
+	char path[64], buf[2048];
+	const char *p;
+	unsigned long long v = 0;
+	ssize_t n;
+	int fd, field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the name may hold anything */
+	if (!p)
+		return 0;
+	while (*p && field < 47) {
+		if (*p++ == ' ')
+			field++;
+	}
+	return field == 47 && sscanf(p, "%llu", &v) == 1 ? v : 0;
+}
+
+/* Room kept free above the brk heap's start, where malloc grows it. */
+#define BRK_ROOM (1ULL << 30)
+/* A rel32 reaches this far, with room to spare. */
+#define REACH 0x7fff0000ULL
+
+/*
+ * A free gap of LEN bytes for trampolines near the code at [LO, HI),
+ * within reach of a rel32 from all of it: the place nearest the code, in
+ * any free stretch of the address space below it or above it, with a
+ * guard page on each side, never where the brk heap grows. A large
+ * program linked at 0x400000 has no room below it, so its trampolines go
+ * above (past the Hermit page).
+ */
 static int find_gap(pid_t tid, uint64_t lo, uint64_t hi, size_t len, uint64_t *at)
 {
 	char path[64], line[512];
-	uint64_t prev_end = 0x10000, best = 0;
+	uint64_t prev_end = 0x10000, best = 0, best_dist = UINT64_MAX;
+	uint64_t brk_lo = start_brk(tid), brk_hi = brk_lo ? brk_lo + BRK_ROOM : 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e;
+	for (;;) {
+		unsigned long long s = 0, e = 0;
+		int more = fgets(line, sizeof(line), f) != NULL;
 
-		if (sscanf(line, "%llx-%llx", &s, &e) != 2)
+		if (more && sscanf(line, "%llx-%llx", &s, &e) != 2)
 			continue;
-		if (s >= lo)
+		if (!more)
+			s = 0x7ffffffff000ULL;
+		/* The free stretch [prev_end, s), less the brk heap's room. */
+		for (int part = 0; part < 2; part++) {
+			uint64_t g_lo = prev_end, g_hi = s, place, dist;
+
+			if (brk_lo && brk_lo < g_hi && brk_hi > g_lo) {
+				if (part == 0)
+					g_hi = brk_lo;
+				else
+					g_lo = brk_hi;
+			} else if (part == 1) {
+				break;
+			}
+			if (g_hi <= g_lo || g_hi - g_lo < len + 2 * 4096)
+				continue;
+			if (g_hi <= lo) {
+				place = (g_hi - len - 4096) & ~(uint64_t)4095;
+				dist = lo - place;
+				if (hi - place >= REACH)
+					continue;
+			} else if (g_lo >= hi) {
+				place = (g_lo + 2 * 4096 - 1) & ~(uint64_t)4095;
+				dist = place + len - hi;
+				if (place + len - lo >= REACH || place + len + 4096 > g_hi)
+					continue;
+			} else {
+				continue; /* the code is mapped: not a gap around it */
+			}
+			if (dist < best_dist) {
+				best = place;
+				best_dist = dist;
+			}
+		}
+		if (!more)
 			break;
-		if (s > prev_end && s - prev_end >= len + 4096)
-			best = s - len - 4096; /* a guard page between */
 		if (e > prev_end)
 			prev_end = e;
 	}
 	fclose(f);
-	if (!best && lo > prev_end + len + 4096)
-		best = lo - len - 4096;
-	if (!best || hi - best >= 0x7fff0000ULL || best <= TRACER_HPAGE + 4096)
+	if (!best)
 		return -ENOMEM;
-	*at = best & ~(uint64_t)4095;
+	*at = best;
 	return 0;
 }
 
@@ -496,7 +573,7 @@ int tracer_ticks_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density)
 		struct plan *pl;
 
 		snprintf(in_guest, sizeof(in_guest), "/proc/%d/root%s", tid, todo[i].file);
-		pl = plan_for(in_guest, todo[i].file, seed, density);
+		pl = plan_for(in_guest, todo[i].file, todo[i].off, seed, density);
 		int n = pl ? patch_mapping(tid, tgid, fd, 1, pl, todo[i].s, todo[i].e - todo[i].s,
 					   todo[i].off)
 			   : 0;
@@ -525,7 +602,7 @@ int tracer_ticks_mapped(pid_t tid, pid_t tgid, uint64_t addr, uint64_t len, int 
 	snprintf(link, sizeof(link), "/proc/%d/fd/%d", tid, guest_fd);
 	len_name = readlink(link, name, sizeof(name) - 1);
 	name[len_name > 0 ? len_name : 0] = 0;
-	pl = plan_for(link, len_name > 0 ? name : link, seed, density);
+	pl = plan_for(link, len_name > 0 ? name : link, off, seed, density);
 	if (!pl)
 		return 0;
 	fd = mem_fd(tid);

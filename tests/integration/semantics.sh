@@ -3,7 +3,8 @@
 # Linux semantics a guest must see under hermit as natively: getrandom's
 # flags (tests/guests/grnd.c), calls that SA_RESTART never restarts and
 # those it does (tests/guests/sigrestart.c), and blocked calls whose
-# argument arrays another thread changes (tests/guests/parkargs.c). Each
+# argument arrays another thread changes (tests/guests/parkargs.c), and a
+# wait with no timeout while another thread computes (epollwait.c). Each
 # guest runs natively, under `hermit run`, and under `hermit record start`
 # then `hermit replay --autopilot`; all must print the same.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
@@ -36,6 +37,7 @@ three_ways grnd "$GUESTS/grnd"
 three_ways sigrestart "$GUESTS/sigrestart" restart
 three_ways sigrestart-off "$GUESTS/sigrestart" norestart
 three_ways parkargs "$GUESTS/parkargs"
+three_ways epollwait "$GUESTS/epollwait"
 
 # The wait4 case kills its child with SIGKILL while another thread waits
 # for it: the child's end and the SIGCHLD it leaves must come at the same
