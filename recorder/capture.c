@@ -527,7 +527,7 @@ int rec_replay_completes(struct rec *r, struct task *t)
 	struct timespec ts;
 	int64_t now;
 
-	if (!t->hidden || !t->pending)
+	if (!t->hidden || !t->pending || rec_others_can_run(r, t))
 		return 0;
 	make_record(t, &t->call, t->sends_out ? REC_EV_OUTPUT : REC_EV_INPUT, &want);
 	if (r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||

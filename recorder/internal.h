@@ -351,8 +351,11 @@ void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *re
 void rec_unclamp_entry(struct task *t, struct rec_call *c);
 void rec_unclamp_exit(struct task *t, struct user_regs_struct *regs);
 /* Replay: T, running and blocked in a hidden read, is the next thing the
- * log records (its input frame), so the data is due: wait for it rather
- * than park T, up to a few seconds (then park; the replay will tell). */
+ * log records (its input frame), and no other guest task can run, so the
+ * data is due from outside: wait for it rather than park T, up to a few
+ * seconds (then park; the replay will tell). Where another task can run,
+ * T is parked at once: the writer may be that task, whose writes to the
+ * guest's own pipe leave nothing in the log. */
 int rec_replay_completes(struct rec *r, struct task *t);
 /* Record: copy the files T's new program maps (after exec). */
 void rec_capture_exec(struct rec *r, struct task *t);
