@@ -154,6 +154,10 @@ void hm_xzr_close(struct hm_xzr *r);
  * variable counts as unset, and so does a relative XDG_DATA_HOME (XDG Base
  * Directory Specification 0.8: "must be absolute ... ignore it"). */
 char *hm_datadir_path(void);
+/* The cache folder (plans of patched code, docs/preemption.md):
+ * $HERMIT_CACHE_DIR ("off": none), else $XDG_CACHE_HOME/hermit, else
+ * ~/.cache/hermit; NULL when there is none. Not made here. */
+char *hm_cachedir_path(void);
 /* Create DATADIR (with parents, mode 0700) and DATADIR/recordings (0700) if
  * missing. 0 or -errno (-ENOTDIR when one of them is not a directory). */
 int hm_datadir_ensure(const char *datadir);

@@ -76,6 +76,19 @@ char *hm_datadir_path(void)
 	return NULL;
 }
 
+char *hm_cachedir_path(void)
+{
+	const char *v;
+
+	if ((v = env("HERMIT_CACHE_DIR")))
+		return strcmp(v, "off") == 0 ? NULL : xstrdup(v);
+	if ((v = env("XDG_CACHE_HOME")) && v[0] == '/')
+		return pathf("%s/hermit", v);
+	if ((v = env("HOME")))
+		return pathf("%s/.cache/hermit", v);
+	return NULL;
+}
+
 /* Make the directory PATH unless there is one. */
 static int mkdir_one(const char *path)
 {

@@ -160,6 +160,14 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 		       struct dw_patch_plan *plan);
 /* Whether the plan's segment holds file offset OFFSET (a mapping's). */
 int dw_patch_plan_holds(const struct dw_patch_plan *plan, uint64_t offset);
+/*
+ * dw_patch_plan_file through the plan cache in folder DIR (plancache.c;
+ * NULL: no cache), made if missing: a plan made before for the same file
+ * contents, segment, seed, density and hermit binary is read back (*HIT
+ * set), else the plan is made and kept there.
+ */
+int dw_patch_plan_cached(const char *dir, const char *path, uint64_t offset, uint64_t seed,
+			 unsigned density, struct dw_patch_plan *plan, int *hit);
 /* The same for the code in BUF (LEN bytes at VADDR): for tests. */
 int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
 		      unsigned density, struct dw_patch_plan *plan);

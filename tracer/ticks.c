@@ -150,6 +150,10 @@ int tracer_ticks_fork(pid_t parent, pid_t child)
 	return 0;
 }
 
+/* Plans kept across runs (dwarf/plancache.c), looked up once. */
+static char *cache_dir;
+static int cache_dir_known;
+
 /* The plan of the executable segment of PATH that holds file offset OFF. */
 static struct plan *plan_for(const char *path, const char *name, uint64_t off, uint64_t seed,
 			     unsigned density)
@@ -157,6 +161,7 @@ static struct plan *plan_for(const char *path, const char *name, uint64_t off, u
 	struct stat st;
 	struct plan *pl;
 	struct timespec t0, t1;
+	int hit = 0;
 
 	if (stat(path, &st) < 0)
 		return NULL;
@@ -176,14 +181,18 @@ static struct plan *plan_for(const char *path, const char *name, uint64_t off, u
 	pl->density = density;
 	pl->off = off;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pl->err = dw_patch_plan_file(path, off, seed, density, &pl->p);
+	if (!cache_dir_known) {
+		cache_dir_known = 1;
+		cache_dir = hm_cachedir_path();
+	}
+	pl->err = dw_patch_plan_cached(cache_dir, path, off, seed, density, &pl->p, &hit);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (pl->err)
 		hm_debug("no counted sites in '%s': %s", name, hm_strerror(pl->err));
 	else
-		hm_debug("'%s': %zu sites by jump, %zu by int3, planned in %.1f ms (%zu by a jump "
+		hm_debug("'%s': %zu sites by jump, %zu by int3, %s in %.1f ms (%zu by a jump "
 			 "in padding)",
-			 name, pl->p.njump + pl->p.npad, pl->p.nint3,
+			 name, pl->p.njump + pl->p.npad, pl->p.nint3, hit ? "read from the cache" : "planned",
 			 (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
 			 pl->p.npad);

@@ -16,7 +16,9 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -347,6 +349,90 @@ static void test_recursion(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+static void same_plan(const struct dw_patch_plan *a, const struct dw_patch_plan *b)
+{
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->njump, b->njump);
+	assert_int_equal(a->nint3, b->nint3);
+	assert_int_equal(a->npad, b->npad);
+	assert_int_equal(a->tramp_size, b->tramp_size);
+	assert_int_equal(a->exec_vaddr, b->exec_vaddr);
+	assert_int_equal(a->exec_offset, b->exec_offset);
+	assert_int_equal(a->exec_size, b->exec_size);
+	for (size_t i = 0; i < a->n; i++) {
+		assert_int_equal(a->ranges[i].addr, b->ranges[i].addr);
+		assert_int_equal(a->ranges[i].len, b->ranges[i].len);
+		assert_int_equal(a->ranges[i].site, b->ranges[i].site);
+		assert_int_equal(a->ranges[i].kind, b->ranges[i].kind);
+		assert_int_equal(a->ranges[i].slot, b->ranges[i].slot);
+		assert_int_equal(a->ranges[i].target, b->ranges[i].target);
+	}
+}
+
+/* The plan cache (plancache.c): a second plan of the same file is read
+ * back and equals a fresh one; a damaged or cut plan file is planned again. */
+static void test_plan_cache(void **state)
+{
+	char dir[] = "/tmp/hermit-plancache.XXXXXX", cmd[256];
+	struct dw_patch_plan want, got;
+	int hit = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(dw_patch_plan_file("/proc/self/exe", 0, 0, 0, &want), -ENOEXEC);
+	/* This test's own code: the first executable segment. */
+	{
+		struct dw_patch_plan p;
+		uint64_t off = 0;
+
+		for (off = 0; off < (1u << 24); off += 4096) {
+			if (dw_patch_plan_file("/proc/self/exe", off, 0, 0, &p) == 0)
+				break;
+		}
+		assert_true(off < (1u << 24));
+		want = p;
+		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
+				 0);
+		assert_int_equal(hit, 0);
+		same_plan(&want, &got);
+		dw_patch_plan_free(&got);
+		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
+				 0);
+		assert_int_equal(hit, 1);
+		same_plan(&want, &got);
+		dw_patch_plan_free(&got);
+		/* Another seed and density: another plan. */
+		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 7, 3, &got, &hit),
+				 0);
+		assert_int_equal(hit, 0);
+		dw_patch_plan_free(&got);
+		/* Every kept plan cut in half: each is made again, and right. */
+		snprintf(cmd, sizeof(cmd),
+			 "for f in %s/*/*; do truncate -s $(($(stat -c %%s \"$f\") / 2)) \"$f\"; done",
+			 dir);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
+				 0);
+		assert_int_equal(hit, 0);
+		same_plan(&want, &got);
+		dw_patch_plan_free(&got);
+		/* A flipped byte in the ranges: the digest catches it. */
+		snprintf(cmd, sizeof(cmd),
+			 "for f in %s/*/*-0-0; do printf '\\377' | dd of=\"$f\" bs=1 seek=200 "
+			 "conv=notrunc 2>/dev/null; done",
+			 dir);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
+				 0);
+		assert_int_equal(hit, 0);
+		same_plan(&want, &got);
+		dw_patch_plan_free(&got);
+		dw_patch_plan_free(&want);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,7 +440,7 @@ int main(void)
 		cmocka_unit_test(test_jmp),		     cmocka_unit_test(test_indirect_call),
 		cmocka_unit_test(test_indirect_jmp_riprel), cmocka_unit_test(test_riprel_neighbour),
 		cmocka_unit_test(test_loop_insn),	     cmocka_unit_test(test_target_inside),
-		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_recursion),	     cmocka_unit_test(test_plan_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
