@@ -14,8 +14,8 @@
  * A plan file: a header (magic, the sizes of the structures, the plan's
  * counts), the ranges, and an FNV-1a of all that before it. One that is
  * short, damaged or of another layout is planned again and replaced.
- * Writes go to a temporary name and are renamed into place, so a reader
- * sees a whole plan or none.
+ * Writes are atomic (hm_write_atomic), so a reader sees a whole plan or
+ * none.
  */
 #include "config.h"
 
@@ -54,56 +54,6 @@ static const char *self_hash(void)
 	return hex[0] ? hex : NULL;
 }
 
-static int read_all(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-/* Write LEN bytes of BUF (and BUF2) to PATH, whole or not at all. */
-static void put_file(const char *path, const void *buf, size_t len, const void *buf2,
-		     size_t len2)
-{
-	char tmp[4200];
-	int fd, bad;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	bad = write_all(fd, buf, len) < 0 || (len2 && write_all(fd, buf2, len2) < 0);
-	if (close(fd) < 0)
-		bad = 1;
-	if (bad || rename(tmp, path) < 0)
-		unlink(tmp);
-}
-
 /* mkdir DIR/SUB (0700), ignoring one that is there. */
 static int ensure_dir(const char *path)
 {
@@ -125,7 +75,7 @@ static int content_hash(const char *dir, const char *path, char hex[65])
 		 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 	fd = open(memo, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		err = read_all(fd, hex, 64);
+		err = hm_read_all(fd, hex, 64);
 		close(fd);
 		hex[64] = 0;
 		if (!err && strspn(hex, "0123456789abcdef") == 64)
@@ -134,7 +84,7 @@ static int content_hash(const char *dir, const char *path, char hex[65])
 	err = hm_sha256_file(path, hex);
 	if (err)
 		return err;
-	put_file(memo, hex, 64, NULL, 0);
+	hm_write_atomic(memo, hex, 64); /* a cache: losing it costs a hash */
 	return 0;
 }
 
@@ -155,13 +105,13 @@ static int load(const char *path, struct dw_patch_plan *plan)
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && read_all(fd, &h, sizeof(h)) == 0 &&
+	if (fstat(fd, &st) == 0 && hm_read_all(fd, &h, sizeof(h)) == 0 &&
 	    memcmp(h.magic, PLAN_MAGIC, 8) == 0 && h.range_size == sizeof(*r) &&
 	    h.header_size == sizeof(h) && h.n < (1u << 26) &&
 	    (uint64_t)st.st_size == sizeof(h) + h.n * sizeof(*r) + sizeof(want)) {
 		r = xmalloc(h.n ? (size_t)h.n * sizeof(*r) : 1);
-		ok = read_all(fd, r, (size_t)h.n * sizeof(*r)) == 0 &&
-		     read_all(fd, &want, sizeof(want)) == 0 && want == digest(&h, r);
+		ok = hm_read_all(fd, r, (size_t)h.n * sizeof(*r)) == 0 &&
+		     hm_read_all(fd, &want, sizeof(want)) == 0 && want == digest(&h, r);
 	}
 	close(fd);
 	if (!ok) {
@@ -185,7 +135,8 @@ static void store(const char *path, const struct dw_patch_plan *plan)
 {
 	struct plan_header h;
 	size_t body = plan->n * sizeof(*plan->ranges);
-	unsigned char *buf = xmalloc(body + sizeof(uint64_t));
+	unsigned char *all = xcalloc(1, sizeof(h) + body + sizeof(uint64_t));
+	unsigned char *buf = all + sizeof(h);
 	uint64_t d;
 
 	memset(&h, 0, sizeof(h));
@@ -200,8 +151,7 @@ static void store(const char *path, const struct dw_patch_plan *plan)
 	h.exec_vaddr = plan->exec_vaddr;
 	h.exec_offset = plan->exec_offset;
 	h.exec_size = plan->exec_size;
-	/* Field by field: the padding between them is kept as zeros. */
-	memset(buf, 0, body);
+	/* Field by field: the padding between them stays zeros. */
 	for (size_t i = 0; i < plan->n; i++) {
 		struct dw_patch_range *to = (struct dw_patch_range *)(void *)buf + i;
 		const struct dw_patch_range *from = &plan->ranges[i];
@@ -215,8 +165,9 @@ static void store(const char *path, const struct dw_patch_plan *plan)
 	}
 	d = digest(&h, (const struct dw_patch_range *)(void *)buf);
 	memcpy(buf + body, &d, sizeof(d));
-	put_file(path, &h, sizeof(h), buf, body + sizeof(d));
-	free(buf);
+	memcpy(all, &h, sizeof(h));
+	hm_write_atomic(path, all, sizeof(h) + body + sizeof(d)); /* a cache: a failure costs a plan */
+	free(all);
 }
 
 int dw_patch_plan_cached(const char *dir, const char *path, uint64_t offset, uint64_t seed,
