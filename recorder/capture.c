@@ -274,6 +274,7 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 		return;
 	switch (row->out) {
 	case OUT_NONE:
+	case OUT_VAL:
 		return;
 	case OUT_RET:
 		n = (size_t)ret;

@@ -229,6 +229,7 @@ enum rec_out {
 	OUT_MMSG,  /* recvmmsg: ret mmsghdrs at args[out_arg], each as OUT_MSG, length first */
 	OUT_POLL,  /* poll family: revents, fd_sets or epoll events (sys_poll.c), kept
 		    * only for calls that watch the outside; the row's exit runs after */
+	OUT_VAL,   /* nothing in memory: the result alone (lseek) */
 };
 
 /* What a syscall sends outside, whose digest a log keeps (sent.c). */

@@ -117,6 +117,9 @@ static const struct rec_syscall table[] = {
 	{ SYS_recvmmsg, "recvmmsg", 0, NULL, NULL, OUT_MMSG, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_ioctl, "ioctl", 0, NULL, NULL, OUT_IOCTL, 2, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_mmap, "mmap", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD, SENT_NONE, 0, 0 },
+	/* where a descriptor stands: of one from outside (stdout to a file the
+	 * shell had written to), the recording's answer, not the replay's */
+	{ SYS_lseek, "lseek", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	/* output to the outside, whose digest a log keeps (sent.c) */
 	{ SYS_write, "write", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_LOG, SENT_BUF, 0, 0 },
 	{ SYS_pwrite64, "pwrite64", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_LOG, SENT_BUF, 0, 0 },

@@ -165,6 +165,28 @@ rec subst -- bash -c 'for i in 1 2 3 4; do d=$(readlink -f /tmp); n=$(echo "$d" 
 	fail "subst: the recorded run printed $(head -n 1 "$WORK/subst.rec")"
 replay_same subst "$rid" 0
 
+# ---- where stdin, stdout and stderr stand: recorded with stdout to a
+# file the shell had written to, replayed with stdout to a pipe, the
+# replay sees the recording's positions (python3 asks, then runs other
+# code for a pipe); a file of the guest's own keeps the kernel's ----
+{
+	echo previous
+	timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" record start -- "$GUESTS/stdpos" "$WORK/stdpos.own" \
+		</dev/null 2>"$WORK/stdpos.rec.err"
+} >"$WORK/stdpos.rec"
+rst=$?
+[ "$rst" = 0 ] || { cat "$WORK/stdpos.rec.err" >&2; fail "stdpos: the recorded run exited $rst"; }
+grep -qx 'fd 1: at 9' "$WORK/stdpos.rec" && grep -qx "own: 6 2 'cde' 5" "$WORK/stdpos.rec" ||
+	fail "stdpos: the recorded run printed $(cat "$WORK/stdpos.rec")"
+rid=$(cat "$HERMIT_DATA_DIR/LAST")
+{
+	echo ignored | timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" replay "$rid" --autopilot 2>"$WORK/stdpos.rep.err"
+	echo $? >"$WORK/stdpos.rep.st"
+} | cat >"$WORK/stdpos.rep"
+[ "$(cat "$WORK/stdpos.rep.st")" = 0 ] ||
+	{ cat "$WORK/stdpos.rep.err" >&2; fail "stdpos: the replay to a pipe exited $(cat "$WORK/stdpos.rep.st")"; }
+sed 1d "$WORK/stdpos.rec" | diff -u - "$WORK/stdpos.rep" || fail "stdpos: the replay to a pipe printed other stdout"
+
 # ---- sqlite3, its database removed before the replay ----
 if command -v sqlite3 >/dev/null 2>&1; then
 	mkdir "$WORK/sq"
