@@ -161,6 +161,9 @@ char *hm_cachedir_path(void);
 /* Create DATADIR (with parents, mode 0700) and DATADIR/recordings (0700) if
  * missing. 0 or -errno (-ENOTDIR when one of them is not a directory). */
 int hm_datadir_ensure(const char *datadir);
+/* mkdir -p PATH, each folder made with mode 0700 (the XDG rule). 0 or
+ * -errno (-ENOTDIR when one of them is not a directory). */
+int hm_mkdir_parents(const char *path);
 /* Whether ID can name a recording: non-empty, at most 200 bytes, no '/', not
  * "." or "..", no leading '.', no control characters. */
 int hm_recording_id_valid(const char *id);

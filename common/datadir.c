@@ -103,8 +103,7 @@ static int mkdir_one(const char *path)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-/* mkdir -p, but every directory made gets 0700 (the XDG rule). */
-static int mkdir_parents(const char *path)
+int hm_mkdir_parents(const char *path)
 {
 	char *p = xstrdup(path);
 	int err = 0;
@@ -125,7 +124,7 @@ static int mkdir_parents(const char *path)
 int hm_datadir_ensure(const char *datadir)
 {
 	char *rec;
-	int err = mkdir_parents(datadir);
+	int err = hm_mkdir_parents(datadir);
 
 	if (err)
 		return err;

@@ -178,7 +178,7 @@ int dw_patch_plan_cached(const char *dir, const char *path, uint64_t offset, uin
 	int err;
 
 	*hit = 0;
-	if (!dir || !self || ensure_dir(dir) < 0)
+	if (!dir || !self || hm_mkdir_parents(dir) < 0)
 		return dw_patch_plan_file(path, offset, seed, density, plan);
 	snprintf(sub, sizeof(sub), "%s/files", dir);
 	if (ensure_dir(sub) < 0 || content_hash(dir, path, hex) < 0)

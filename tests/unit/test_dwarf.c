@@ -369,67 +369,62 @@ static void same_plan(const struct dw_patch_plan *a, const struct dw_patch_plan 
 	}
 }
 
-/* The plan cache (plancache.c): a second plan of the same file is read
+/* Plan OFF of this test's own file through the cache in DIR: it must
+ * equal WANT, and be read from the cache when HIT_WANTED. */
+static void plan_again(const char *dir, uint64_t off, const struct dw_patch_plan *want,
+		       int hit_wanted)
+{
+	struct dw_patch_plan got;
+	int hit = -1;
+
+	assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit), 0);
+	assert_int_equal(hit, hit_wanted);
+	same_plan(want, &got);
+	dw_patch_plan_free(&got);
+}
+
+/* The plan cache (plancache.c): made with its parents where none is (a
+ * fresh machine has no ~/.cache); a second plan of the same file is read
  * back and equals a fresh one; a damaged or cut plan file is planned again. */
 static void test_plan_cache(void **state)
 {
-	char dir[] = "/tmp/hermit-plancache.XXXXXX", cmd[256];
+	char tmp[] = "/tmp/hermit-plancache.XXXXXX", dir[128], cmd[512];
 	struct dw_patch_plan want, got;
+	uint64_t off;
 	int hit = -1;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(tmp));
+	snprintf(dir, sizeof(dir), "%s/home/.cache/hermit", tmp);
 	assert_int_equal(dw_patch_plan_file("/proc/self/exe", 0, 0, 0, &want), -ENOEXEC);
 	/* This test's own code: the first executable segment. */
-	{
-		struct dw_patch_plan p;
-		uint64_t off = 0;
-
-		for (off = 0; off < (1u << 24); off += 4096) {
-			if (dw_patch_plan_file("/proc/self/exe", off, 0, 0, &p) == 0)
-				break;
-		}
-		assert_true(off < (1u << 24));
-		want = p;
-		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
-				 0);
-		assert_int_equal(hit, 0);
-		same_plan(&want, &got);
-		dw_patch_plan_free(&got);
-		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
-				 0);
-		assert_int_equal(hit, 1);
-		same_plan(&want, &got);
-		dw_patch_plan_free(&got);
-		/* Another seed and density: another plan. */
-		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 7, 3, &got, &hit),
-				 0);
-		assert_int_equal(hit, 0);
-		dw_patch_plan_free(&got);
-		/* Every kept plan cut in half: each is made again, and right. */
-		snprintf(cmd, sizeof(cmd),
-			 "for f in %s/*/*; do truncate -s $(($(stat -c %%s \"$f\") / 2)) \"$f\"; done",
-			 dir);
-		assert_int_equal(system(cmd), 0);
-		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
-				 0);
-		assert_int_equal(hit, 0);
-		same_plan(&want, &got);
-		dw_patch_plan_free(&got);
-		/* A flipped byte in the ranges: the digest catches it. */
-		snprintf(cmd, sizeof(cmd),
-			 "for f in %s/*/*-0-0; do printf '\\377' | dd of=\"$f\" bs=1 seek=200 "
-			 "conv=notrunc 2>/dev/null; done",
-			 dir);
-		assert_int_equal(system(cmd), 0);
-		assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 0, 0, &got, &hit),
-				 0);
-		assert_int_equal(hit, 0);
-		same_plan(&want, &got);
-		dw_patch_plan_free(&got);
-		dw_patch_plan_free(&want);
+	for (off = 0; off < (1u << 24); off += 4096) {
+		if (dw_patch_plan_file("/proc/self/exe", off, 0, 0, &want) == 0)
+			break;
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_true(off < (1u << 24));
+	plan_again(dir, off, &want, 0);
+	plan_again(dir, off, &want, 1);
+	/* Another seed and density: another plan. */
+	assert_int_equal(dw_patch_plan_cached(dir, "/proc/self/exe", off, 7, 3, &got, &hit), 0);
+	assert_int_equal(hit, 0);
+	dw_patch_plan_free(&got);
+	/* Every kept plan cut in half: each is made again, and right. */
+	snprintf(cmd, sizeof(cmd),
+		 "for f in %s/*/*; do truncate -s $(($(stat -c %%s \"$f\") / 2)) \"$f\"; done",
+		 dir);
+	assert_int_equal(system(cmd), 0);
+	plan_again(dir, off, &want, 0);
+	/* A flipped byte in the ranges: the digest catches it. */
+	snprintf(cmd, sizeof(cmd),
+		 "for f in %s/*/*-0-0; do printf '\\377' | dd of=\"$f\" bs=1 seek=200 "
+		 "conv=notrunc 2>/dev/null; done",
+		 dir);
+	assert_int_equal(system(cmd), 0);
+	plan_again(dir, off, &want, 0);
+	plan_again(dir, off, &want, 1);
+	dw_patch_plan_free(&want);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	assert_int_equal(system(cmd), 0);
 }
 
