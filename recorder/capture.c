@@ -344,7 +344,8 @@ static void make_record(const struct task *t, const struct rec_call *c, int kind
 	memcpy(&ev->fields[3], c->args, sizeof(c->args));
 	ev->fields[9] = c->ret;
 	ev->fields[10] = (int64_t)t->tick_count;
-	ev->fields[11] = (int64_t)t->out_digest;
+	/* an output's digest; an input's parks before it came */
+	ev->fields[11] = kind == REC_EV_INPUT ? t->parks : (int64_t)t->out_digest;
 }
 
 /* Same event, results apart; completed calls match whether the kernel ran
@@ -528,11 +529,17 @@ int rec_replay_completes(struct rec *r, struct task *t)
 	struct timespec ts;
 	int64_t now;
 
-	if (!t->hidden || !t->pending || rec_others_can_run(r, t))
+	if (!t->hidden || !t->pending)
 		return 0;
 	make_record(t, &t->call, t->sends_out ? REC_EV_OUTPUT : REC_EV_INPUT, &want);
 	if (r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
 	    memcmp(ev->fields, want.fields, 9 * sizeof(int64_t)) != 0)
+		return 0;
+	/* Parked in the recording more often than here: park it too (the
+	 * writer may be another task, whose writes leave nothing in the log).
+	 * As often: its input was there then and is on its way now (a
+	 * loopback socket's bytes arrive when the kernel's softirq pleases). */
+	if (REC_EV_KIND(ev) == REC_EV_INPUT && REC_EV_OUT(ev) > t->parks && rec_others_can_run(r, t))
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (int64_t)ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
@@ -567,6 +574,18 @@ void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *re
 	rec_park(r, t);
 }
 
+/* Replay: the call of T (ROW) waited in the recording while others ran:
+ * skipped now, it is parked at its exit as the recording did. */
+static void not_yet(struct task *t, const struct rec_syscall *row)
+{
+	t->call.regs.orig_rax = (uint64_t)-1;
+	tracer_set_regs(t->tid, &t->call.regs);
+	t->pending = row;
+	t->hidden = 1;
+	t->not_yet = 1;
+	rec_resume(t, RESUME_SYSCALL, 0);
+}
+
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
 {
 	struct rec_call *c = &t->call;
@@ -585,17 +604,11 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
 	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
-		c->regs.orig_rax = (uint64_t)-1;
 		if (rec_replay_not_next(r, t)) {
-			/* It waited in the recording while others ran: skipped
-			 * now, it is parked at its exit as the recording did. */
-			tracer_set_regs(t->tid, &c->regs);
-			t->pending = row;
-			t->hidden = 1;
-			t->not_yet = 1;
-			rec_resume(t, RESUME_SYSCALL, 0);
+			not_yet(t, row);
 			return;
 		}
+		c->regs.orig_rax = (uint64_t)-1;
 		retried = t->retrying;
 		if (retried) {
 			/* parked before: now it finishes, as in the recording */

@@ -75,6 +75,9 @@ struct task {
 	const struct rec_syscall *pending; /* call awaiting its exit stop */
 	int hidden;			   /* that call is not a scheduling point (capture.c) */
 	int64_t due_since;		   /* replay: when it blocked in a read the log has done */
+	int64_t parks;			   /* times its current call was parked: an input
+					    * frame keeps it (REC_EV_OUT), and a replay parks
+					    * a read as often as the recording did */
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
 	int sends_out;			   /* that call writes outside: an output frame follows */
@@ -100,6 +103,7 @@ struct task {
 	int yielded;				    /* sched_yield: others first */
 	uint64_t ticks;				    /* ticks since it was last chosen */
 	uint64_t tick_count;			    /* ticks since it started: its position */
+	uint64_t spin_mark; /* 1 + tick_count when the spin watch last let it run on */
 	uint64_t budget;			    /* ticks its process's counter was given */
 	int counting;				    /* the counter holds its budget now */
 	uint64_t preemptions;			    /* times it was set aside at a tick */
@@ -366,9 +370,13 @@ void rec_diverged(struct rec *r, const struct rec_event_record *want,
 
 /* spin.c: the spin watch's preemptions. Preempt T, running, where it is. */
 void rec_spin_preempt(struct rec *r, struct task *t);
-/* Replay: when the next recorded event is a spin preemption of the running
- * task, put a breakpoint at its address. */
-void rec_replay_arm_spin(struct rec *r);
+/* The spin watch interrupted T (running, not in a syscall): 1 when T is
+ * in counted code and counted a tick since the watch last looked, so its
+ * budget preempts it, not the clock; it is resumed. */
+int rec_spin_declined(struct rec *r, struct task *t);
+/* Replay: when the next recorded event is a spin preemption of T, put a
+ * breakpoint at its address (before T is resumed). */
+void rec_replay_arm_spin(struct rec *r, struct task *t);
 /* Replay: T stopped at that breakpoint (AT_SITE: a site's int3 there): 1
  * when it was taken (preempted, or stepped on), 0 when not this one. */
 int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site);

@@ -218,6 +218,8 @@ void rec_ticks_resume(struct task *t)
 {
 	struct rec *r = ticking;
 
+	if (r && r->opts->mode == REC_MODE_REPLAY && !t->system)
+		rec_replay_arm_spin(r, t);
 	if (!r || t->system || r->ticks_source != REC_PREEMPT_SITES || t->state == TASK_EXITING ||
 	    !tracer_ticks_armed(t->tgid))
 		return;

@@ -306,8 +306,10 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	if (tracer_get_regs(t->tid, &c->regs) < 0)
 		return; /* gone; its exit follows */
 	rec_intr_clear(t); /* made again: no signal came in between */
-	if (!t->retrying && !t->poll_retry)
+	if (!t->retrying && !t->poll_retry) {
 		rec_parked_drop(t); /* a new call */
+		t->parks = 0;
+	}
 	c->nr = (long)c->regs.orig_rax;
 	c->args[0] = c->regs.rdi;
 	c->args[1] = c->regs.rsi;
@@ -543,7 +545,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 
 			t->wants_interrupt = 0;
 			if (t == r->running && spin && !in_syscall(t)) {
-				rec_spin_preempt(r, t);
+				if (!rec_spin_declined(r, t))
+					rec_spin_preempt(r, t);
 			} else if (t == r->running) {
 				struct user_regs_struct regs;
 
@@ -932,7 +935,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 				break;
 		}
 		if (opts->mode == REC_MODE_REPLAY)
-			rec_replay_arm_spin(&r);
+			rec_replay_arm_spin(&r, r.running);
 		err = tracer_wait(&s);
 		if (err == -EINTR) {
 			if (tracer_dump_asked())

@@ -259,6 +259,7 @@ void rec_park(struct rec *r, struct task *t)
 		r->progress++;
 	t->retrying = 0;
 	t->outside = 0;
+	t->parks++;
 	t->parked_at = r->progress;
 	rec_parked_save(t);
 	hm_trace("task %d parked", t->index);

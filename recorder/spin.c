@@ -66,19 +66,43 @@ void rec_spin_preempt(struct rec *r, struct task *t)
 }
 
 /*
+ * In counted code every loop passes a site, so the thread's budget
+ * preempts it at a tick, the same on every host: a host too busy to let
+ * it get there within the watch's 100 ms (a CPU hog, page faults) is no
+ * reason to preempt it at a wall-clock moment. Unless no tick came since
+ * the watch last let it run on: then it spins where nothing counts (V8's
+ * builtins, left unpatched in node's .text), and the watch takes it.
+ */
+int rec_spin_declined(struct rec *r, struct task *t)
+{
+	struct user_regs_struct regs;
+
+	if (r->ticks_source != REC_PREEMPT_SITES || t->spin_mark == t->tick_count + 1 ||
+	    tracer_get_regs(t->tid, &regs) < 0 || !tracer_ticks_counted(t->tgid, regs.rip))
+		return 0;
+	t->spin_mark = t->tick_count + 1;
+	hm_debug("task %d is in counted code (pc %#llx, tick %llu): its budget preempts it",
+		 t->index, (unsigned long long)regs.rip, (unsigned long long)t->tick_count);
+	tracer_blockwatch_set(t->tid);
+	rec_resume(t, RESUME_CONT, 0);
+	return 1;
+}
+
+/*
  * Replay: the spin watch preempted at wall-clock moments, so a replay
  * cannot wait for its own. When the next recorded event is such a
- * preemption of the running task, a breakpoint goes at its address, and
- * the task is preempted at the first hit whose registers and stack match.
+ * preemption of task T, a breakpoint goes at its address before T is
+ * resumed (set while it runs, it may come too late: a busy host decides),
+ * and the task is preempted at the first hit whose registers and stack
+ * match.
  */
-void rec_replay_arm_spin(struct rec *r)
+void rec_replay_arm_spin(struct rec *r, struct task *t)
 {
 	const struct rec_event_record *ev;
 	const unsigned char *p;
 	size_t n;
 	uint64_t at;
 	pid_t in;
-	struct task *t = r->running;
 
 	if (!t || r->diverged || r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
 	    REC_EV_KIND(ev) != REC_EV_SPIN || REC_EV_TASK(ev) != t->index)

@@ -815,6 +815,20 @@ int tracer_singlestep(pid_t tid)
 	return fault;
 }
 
+int tracer_ticks_counted(pid_t tgid, uint64_t pc)
+{
+	const struct proc *pr = proc_find(tgid);
+
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct patched *p = pr->maps[i];
+
+		if ((pc >= p->code_addr && pc < p->code_addr + p->code_len) ||
+		    (pc >= p->tramp_addr && pc < p->tramp_addr + p->tramp_len))
+			return 1;
+	}
+	return 0;
+}
+
 int tracer_ticks_in_slot(pid_t tgid, uint64_t pc)
 {
 	const struct proc *pr = proc_find(tgid);

@@ -303,6 +303,9 @@ void tracer_ticks_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len);
 /* If PC lies in one of TGID's trampolines: the start of the site it
  * stands for into *ORIG, and 1. */
 int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig);
+/* Whether PC lies in code of TGID that hermit planned (a patched segment
+ * or its trampolines), where every loop passes a counted site. */
+int tracer_ticks_counted(pid_t tgid, uint64_t pc);
 /* Whether PC is a jump hermit put in dead padding (DW_PATCH_PAD). */
 int tracer_ticks_in_slot(pid_t tgid, uint64_t pc);
 void tracer_ticks_free(void);
