@@ -539,7 +539,8 @@ int rec_replay_completes(struct rec *r, struct task *t)
 	 * writer may be another task, whose writes leave nothing in the log).
 	 * As often: its input was there then and is on its way now (a
 	 * loopback socket's bytes arrive when the kernel's softirq pleases). */
-	if (REC_EV_KIND(ev) == REC_EV_INPUT && REC_EV_OUT(ev) > t->parks && rec_others_can_run(r, t))
+	if (REC_EV_KIND(ev) == REC_EV_INPUT && REC_EV_PARKS(ev) > t->parks &&
+	    rec_others_can_run(r, t))
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (int64_t)ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;

@@ -76,7 +76,7 @@ struct task {
 	int hidden;			   /* that call is not a scheduling point (capture.c) */
 	int64_t due_since;		   /* replay: when it blocked in a read the log has done */
 	int64_t parks;			   /* times its current call was parked: an input
-					    * frame keeps it (REC_EV_OUT), and a replay parks
+					    * frame keeps it (REC_EV_PARKS), and a replay parks
 					    * a read as often as the recording did */
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
@@ -356,11 +356,12 @@ void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *re
 void rec_unclamp_entry(struct task *t, struct rec_call *c);
 void rec_unclamp_exit(struct task *t, struct user_regs_struct *regs);
 /* Replay: T, running and blocked in a hidden read, is the next thing the
- * log records (its input frame), and no other guest task can run, so the
- * data is due from outside: wait for it rather than park T, up to a few
- * seconds (then park; the replay will tell). Where another task can run,
- * T is parked at once: the writer may be that task, whose writes to the
- * guest's own pipe leave nothing in the log. */
+ * log records (its input frame). Where the recording parked that call more
+ * often than the replay has and another task can run, 0: park T (the
+ * writer may be that task, whose writes to the guest's own pipe leave
+ * nothing in the log). Else its data is on its way: 1, wait for it rather
+ * than park T, up to a few seconds of wall time (then 0; the replay will
+ * tell). */
 int rec_replay_completes(struct rec *r, struct task *t);
 /* Record: copy the files T's new program maps (after exec). */
 void rec_capture_exec(struct rec *r, struct task *t);

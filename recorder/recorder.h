@@ -198,7 +198,8 @@ struct rec_options {
  * task's creation index, the syscall number (or a negative pseudo-number
  * for rdtsc, preemptions), the six arguments and the result. */
 struct rec_event_record {
-	int64_t fields[12]; /* kind, task, nr, args[6], ret, ticks, output digest */
+	int64_t fields[12]; /* kind, task, nr, args[6], ret, ticks, output digest
+			     * (an input frame: its call's parks) */
 };
 
 #define REC_EV_KIND(ev) ((ev)->fields[0])
@@ -209,6 +210,9 @@ struct rec_event_record {
 #define REC_EV_TICKS(ev) ((ev)->fields[10])
 /* FNV-1a of the bytes the event sent outside (writes), 0 for none. */
 #define REC_EV_OUT(ev) ((ev)->fields[11])
+/* Of an input frame (REC_EV_INPUT): the times its call was parked before
+ * it returned (0 in recordings older than the field). */
+#define REC_EV_PARKS(ev) ((ev)->fields[11])
 
 /*
  * The event log (events.xz), decompressed: the 8 bytes REC_LOG_MAGIC, then
