@@ -38,10 +38,19 @@ static void virt_ts(struct rec *r, struct rec_call *c, uint64_t dev, uint64_t in
 	hm_ns_split(v, sec, nsec);
 }
 
+/*
+ * The access time is not the host's: the kernel moves it when a file is
+ * read (relatime, once after each change and then daily), so it would
+ * tell a run what earlier runs read. It is shown as the file's last
+ * change, the later of its (virtual) mtime and ctime, except where it
+ * equals the mtime to the nanosecond, which only an explicit setting of
+ * both makes (touch -d, tar x, cp -p): then it is the mtime.
+ */
 static void fix_stat(struct rec *r, struct task *t, struct rec_call *c, uint64_t addr)
 {
 	struct stat st;
 	int64_t s, ns;
+	int same;
 
 	if (tracer_read_mem(t->tid, addr, &st, sizeof(st)) < 0)
 		return;
@@ -53,38 +62,94 @@ static void fix_stat(struct rec *r, struct task *t, struct rec_call *c, uint64_t
 		st.field.tv_sec = s;                          \
 		st.field.tv_nsec = ns;                        \
 	} while (0)
-	VIRT(st_atim);
+	same = st.st_atim.tv_sec == st.st_mtim.tv_sec && st.st_atim.tv_nsec == st.st_mtim.tv_nsec;
 	VIRT(st_mtim);
 	VIRT(st_ctim);
 #undef VIRT
+	st.st_atim = same || ts_ns(st.st_mtim.tv_sec, st.st_mtim.tv_nsec) >=
+				     ts_ns(st.st_ctim.tv_sec, st.st_ctim.tv_nsec)
+			     ? st.st_mtim
+			     : st.st_ctim;
 	st.st_ino = rec_fsvirt_ino(r->fs, st.st_dev, st.st_ino);
 	tracer_write_mem(t->tid, addr, &st, sizeof(st));
 }
 
+/*
+ * The mtime and ctime of what statx call C looked at, into SX, when the
+ * guest asked for neither (`stat -c %X` asks for the atime alone, and the
+ * kernel zeroes what was not asked): the access time is made of them. The
+ * call is made again from here, through /proc, on the same object (its
+ * device and inode must match). 0 or -errno.
+ */
+static int statx_times(struct task *t, const struct rec_call *c, struct statx *sx)
+{
+	char name[4096], path[8192];
+	int dirfd = (int)c->args[0], flags = (int)c->args[2] & AT_SYMLINK_NOFOLLOW;
+	struct statx full;
+
+	if (tracer_read_str(t->tid, c->args[1], name, sizeof(name)) < 0)
+		return -EFAULT;
+	if (!*name)
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", t->tid, dirfd);
+	else if (name[0] == '/')
+		snprintf(path, sizeof(path), "/proc/%d/root%s", t->tid, name);
+	else if (dirfd == AT_FDCWD)
+		snprintf(path, sizeof(path), "/proc/%d/cwd/%s", t->tid, name);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d/%s", t->tid, dirfd, name);
+	if (statx(AT_FDCWD, path, flags, STATX_MTIME | STATX_CTIME | STATX_INO, &full) < 0)
+		return -errno;
+	if (full.stx_ino != sx->stx_ino || full.stx_dev_major != sx->stx_dev_major ||
+	    full.stx_dev_minor != sx->stx_dev_minor)
+		return -ESTALE;
+	if (!(sx->stx_mask & STATX_MTIME))
+		sx->stx_mtime = full.stx_mtime;
+	if (!(sx->stx_mask & STATX_CTIME))
+		sx->stx_ctime = full.stx_ctime;
+	return 0;
+}
+
 static void fix_statx(struct rec *r, struct task *t, struct rec_call *c, uint64_t addr)
 {
-	struct statx sx;
+	struct statx sx, times;
 	uint64_t dev;
 	int64_t s, ns;
+	int same;
 
 	if (tracer_read_mem(t->tid, addr, &sx, sizeof(sx)) < 0)
 		return;
 	dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-#define VIRT(field)                                      \
+#define VIRT(st, field)                                  \
 	do {                                             \
-		s = sx.field.tv_sec;                     \
-		ns = sx.field.tv_nsec;                   \
+		s = (st).field.tv_sec;                   \
+		ns = (st).field.tv_nsec;                 \
 		virt_ts(r, c, dev, sx.stx_ino, &s, &ns); \
-		sx.field.tv_sec = s;                     \
-		sx.field.tv_nsec = (uint32_t)ns;         \
+		(st).field.tv_sec = s;                   \
+		(st).field.tv_nsec = (uint32_t)ns;       \
 	} while (0)
-	VIRT(stx_atime);
-	VIRT(stx_mtime);
-	VIRT(stx_ctime);
+	if (sx.stx_mask & STATX_ATIME) {
+		times = sx;
+		if ((sx.stx_mask & (STATX_MTIME | STATX_CTIME)) != (STATX_MTIME | STATX_CTIME) &&
+		    statx_times(t, c, &times) < 0)
+			times.stx_mtime = times.stx_ctime = (struct statx_timestamp){ 0 };
+		same = times.stx_atime.tv_sec == times.stx_mtime.tv_sec &&
+		       times.stx_atime.tv_nsec == times.stx_mtime.tv_nsec;
+		VIRT(times, stx_mtime);
+		VIRT(times, stx_ctime);
+		sx.stx_atime = same || ts_ns(times.stx_mtime.tv_sec, times.stx_mtime.tv_nsec) >=
+					       ts_ns(times.stx_ctime.tv_sec, times.stx_ctime.tv_nsec)
+				       ? times.stx_mtime
+				       : times.stx_ctime;
+	}
+	if (sx.stx_mask & STATX_MTIME)
+		VIRT(sx, stx_mtime);
+	if (sx.stx_mask & STATX_CTIME)
+		VIRT(sx, stx_ctime);
 	if (sx.stx_mask & STATX_BTIME)
-		VIRT(stx_btime);
+		VIRT(sx, stx_btime);
 #undef VIRT
-	sx.stx_ino = rec_fsvirt_ino(r->fs, dev, sx.stx_ino);
+	if (sx.stx_mask & STATX_INO)
+		sx.stx_ino = rec_fsvirt_ino(r->fs, dev, sx.stx_ino);
 	tracer_write_mem(t->tid, addr, &sx, sizeof(sx));
 }
 

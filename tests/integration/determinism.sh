@@ -21,6 +21,11 @@ within() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { split(v, p, "."); exit !(p[1] + 0 >= lo && p[1] + 0 <= hi) }'
 }
 
+# Files for the atime part, made well before the runs that read them.
+printf 'x\n' >"$WORK/atime.f"
+touch -m -d 2001-01-01T00:00:00Z "$WORK/atime.f"
+touch -d 2020-02-02T00:00:00Z "$WORK/atime.set"
+
 # ---- clock ----
 same_twice clock --epoch="$EPOCH" -- "$GUESTS/clock"
 c=$WORK/clock.1
@@ -126,6 +131,17 @@ awk -v lo=$EPOCH_S -v hi=$((EPOCH_S + 60)) '
 		}
 	}
 	END { exit bad }' "$f" || fail "files: a time made during the run is not virtual time"
+
+# Access times do not tell a run what earlier runs read: reading a file
+# moves its atime on the host (relatime: once after each change), so the
+# first run after a change saw another atime than the next (python3's
+# stat of its files did). A file read in every run shows the same atime;
+# one whose atime was set with its mtime (touch -d, tar x) shows that time.
+# (The files were made at the start: a time from the run's first moments
+# counts as the run's own.)
+same_thrice atime -- sh -c "cat '$WORK/atime.f' >/dev/null; stat -c '%X %Y %Z' '$WORK/atime.f'; stat -c %X '$WORK/atime.set'"
+[ "$(sed -n 2p "$WORK/atime.1")" = 1580601600 ] ||
+	fail "atime: a file touched to 2020-02-02 shows atime $(sed -n 2p "$WORK/atime.1")"
 
 # ---- tsc (last: this host may not be able to trap rdtsc) ----
 hm "$WORK/tsc.1" run -- "$GUESTS/tsc"
