@@ -100,6 +100,17 @@ for prog in /bin/ls /usr/bin/python3; do
 	serve "$name" real.py "$prog"
 done
 
+# A loop whose sites are patched (tests/guests/patchloop: a 2-byte
+# indirect call and a 2-byte backward jne): gdb sees the file's bytes and
+# instructions, 200 stepi land on spin()'s own instructions while the
+# ticks count, and 200 reverse-stepi retrace them (tests/gdb/patched.py).
+export HERMIT_DATA_DIR="$WORK/patched"
+hm "$WORK/rec-patched" record start -- "$GUESTS/patchloop"
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec-patched.err" >&2; fail "recording patchloop exited $st"; }
+grep -q '^patched ' "$WORK/rec-patched" || fail "patchloop printed: $(cat "$WORK/rec-patched")"
+serve patched patched.py "$GUESTS/patchloop"
+
 # Checkpoints (replayer/checkpoint.c) on a one-thread program of 6,000
 # events, one every 500: reverse-continue to a breakpoint set late, a
 # goto, reverse-stepi. Without checkpoints the stops must be the same.
