@@ -103,8 +103,14 @@ struct task {
 	int yielded;				    /* sched_yield: others first */
 	uint64_t ticks;				    /* ticks since it was last chosen */
 	uint64_t tick_count;			    /* ticks since it started: its position */
+	uint64_t event_ticks;			    /* replay: tick_count at the last event */
 	uint64_t spin_mark; /* 1 + tick_count when the spin watch last let it run on */
 	uint64_t budget;			    /* ticks its process's counter was given */
+	uint64_t budget_end;			    /* tick_count where the budget runs out */
+	int extra_stop;				    /* a stop a run without a debugger does
+						     * not make (a breakpoint, a step, a
+						     * seek's tick, a replay's spin
+						     * breakpoint): budget_end stays */
 	int counting;				    /* the counter holds its budget now */
 	uint64_t preemptions;			    /* times it was set aside at a tick */
 	uint64_t out_digest;			    /* digest of what its current call sends out */

@@ -161,7 +161,8 @@ void rec_preempt_mapped(struct rec *r, struct task *t, const struct rec_call *c,
 	if (c->nr != SYS_mmap || (int)c->args[4] < 0 || (c->args[3] & MAP_ANONYMOUS))
 		return; /* anonymous code (a JIT's) is not counted */
 	n = tracer_ticks_mapped(t->tid, t->tgid, (uint64_t)ret, c->args[1], (int)c->args[4],
-				c->args[5], r->opts->sched_seed, r->opts->chaos ? CHAOS_DENSITY : 0);
+				c->args[5], r->opts->sched_seed,
+				r->opts->chaos ? CHAOS_DENSITY : 0);
 	if (n < 0)
 		hm_debug("task %d: cannot patch the code mapped at %#lx: %s", t->index,
 			 (unsigned long)ret, hm_strerror(n));
@@ -173,6 +174,14 @@ void rec_preempt_fork(struct rec *r, struct task *parent, struct task *child)
 	child->counting = 0;
 	if (child->tgid != parent->tgid)
 		tracer_ticks_fork(parent->tgid, child->tgid);
+}
+
+/* Where a debugger's seek wants T to stop by its ticks (UINT64_MAX: nowhere). */
+static uint64_t debugger_tick_stop(const struct rec *r, const struct task *t)
+{
+	const struct rec_debugger *d = r->opts->debugger;
+
+	return d && d->tick_stop ? d->tick_stop(d->ctx, t->index) : UINT64_MAX;
 }
 
 /* The ticks T may run before it must stop: what is left of its timeslice
@@ -217,13 +226,24 @@ int rec_int3_site(const struct task *t, uint64_t addr)
 void rec_ticks_resume(struct task *t)
 {
 	struct rec *r = ticking;
+	int kept = t->extra_stop;
+	uint64_t stop;
 
+	t->extra_stop = 0;
 	if (r && r->opts->mode == REC_MODE_REPLAY && !t->system)
 		rec_replay_arm_spin(r, t);
 	if (!r || t->system || r->ticks_source != REC_PREEMPT_SITES || t->state == TASK_EXITING ||
 	    !tracer_ticks_armed(t->tgid))
 		return;
-	t->budget = budget(r, t);
+	/* A stop that a run without a debugger does not make (struct task's
+	 * extra_stop) leaves where the budget ends as it was: its traps, and
+	 * the timeslices they end, fall where they fell in the recording. */
+	if (!kept || t->budget_end < t->tick_count)
+		t->budget_end = t->tick_count + budget(r, t);
+	t->budget = t->budget_end - t->tick_count;
+	stop = debugger_tick_stop(r, t);
+	if (stop >= t->tick_count && stop - t->tick_count < t->budget)
+		t->budget = stop - t->tick_count;
 	t->counting = tracer_ticks_set(t->tid, t->budget) == 0;
 }
 
@@ -296,7 +316,18 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 		rec_resume(t, RESUME_CONT, 0);
 		return 1;
 	}
-	/* Out of budget: its timeslice, or a virtual deadline came. */
+	/* Out of budget: a debugger's seek, its timeslice, or a virtual
+	 * deadline came. The seek's stop comes first; when the task goes on,
+	 * its budget is what is left of the others (none: it traps here
+	 * again, and they are seen to). */
+	if (debugger_tick_stop(r, t) == t->tick_count &&
+	    r->opts->debugger->at_tick(r->opts->debugger->ctx, t->tid, t->index,
+				       &(struct rec_dbg_ticks){ t->tick_count, t->event_ticks })) {
+		r->dbg_pending = t;
+		t->extra_stop = 1;
+		rec_resume(t, RESUME_CONT, 0);
+		return 1;
+	}
 	rec_fire_due(r);
 	if (t->ticks >= t->timeslice && rec_others_can_run(r, t)) {
 		struct rec_call ev = { .nr = -2, .ret = (long)t->ticks };

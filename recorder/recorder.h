@@ -102,6 +102,12 @@ struct rec_dbg_thread {
 	uint64_t ticks; /* its ticks so far: with the pc, where it is */
 };
 
+/* A task's ticks at a trap: now, and when the last event was taken. */
+struct rec_dbg_ticks {
+	uint64_t now;
+	uint64_t at_event;
+};
+
 struct rec;    /* a run (recorder/internal.h) */
 struct rec_cp; /* a moment a checkpoint can be made (recorder/checkpoint.c) */
 
@@ -125,7 +131,8 @@ struct rec_debugger {
 	 * step it asked for) and it stops there; 2 when it is the debugger's
 	 * and the task goes on; 3 when it goes on by single steps; 0 when it
 	 * is not. */
-	int (*trap)(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
+	int (*trap)(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
+		    const struct rec_dbg_ticks *ticks);
 	/* Frame FRAMES was taken (task INDEX's event): 1 to stop before the
 	 * next guest task goes on. */
 	int (*at_event)(void *ctx, uint64_t frames, int index);
@@ -144,6 +151,14 @@ struct rec_debugger {
 	/* (May be NULL.) The checkpoints made so far are no good any more,
 	 * and none is offered from here on (the guest writes a file). */
 	void (*no_checkpoints)(void *ctx);
+	/* (May be NULL.) The tick count at which task INDEX is to stop before
+	 * it takes its next tick, or UINT64_MAX for none: the task's budget
+	 * runs out there (DESIGN.md "Stopping at a count"). */
+	uint64_t (*tick_stop)(void *ctx, int index);
+	/* Task INDEX (TID) ran out of that budget at TICKS, with its pc on the
+	 * first byte of the site it did not take: 1 to stop there. Once
+	 * called, tick_stop no longer says TICKS for INDEX. */
+	int (*at_tick)(void *ctx, pid_t tid, int index, const struct rec_dbg_ticks *ticks);
 };
 
 /* Copy the guest at checkpoint CP (kept in CP): 0, or -errno when it

@@ -114,6 +114,8 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 		r->opts->source->take(r->opts->source->ctx);
 		r->frames++;
 		r->event_frames = r->frames;
+		for (size_t i = 0; i < r->ntasks; i++)
+			r->tasks[i]->event_ticks = r->tasks[i]->tick_count;
 		r->ran_since_event = 0;
 		if (r->opts->debugger &&
 		    r->opts->debugger->at_event(r->opts->debugger->ctx, r->frames, t->index))
@@ -613,6 +615,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				regs.rip = at;
 				tracer_set_regs(t->tid, &regs);
 				sig = tracer_bp_step(t->tid);
+				t->extra_stop = 1;
 				if (sig >= 0)
 					rec_resume(t, RESUME_CONT, sig);
 				break;
@@ -628,6 +631,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		 * code: gdb sees the patched place as the instruction it was. */
 		if (s->sig == SIGTRAP && r->opts->debugger && r->dbg_step == t->tid &&
 		    rec_in_trampoline(t)) {
+			t->extra_stop = 1;
 			rec_resume(t, RESUME_CONT, 0);
 			break;
 		}
@@ -635,12 +639,15 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		if (s->sig == SIGTRAP && r->opts->debugger) {
 			int stepping = r->dbg_step == t->tid;
 
+			struct rec_dbg_ticks tk = { t->tick_count, t->event_ticks };
+
 			if (stepping)
 				r->dbg_step = 0;
 			int got = r->opts->debugger->trap(r->opts->debugger->ctx, t->tid, t->tgid,
-							  t->index, stepping);
+							  t->index, stepping, &tk);
 
 			if (got) {
+				t->extra_stop = 1;
 				if (got == 1)
 					r->dbg_pending = t;
 				if (got == 3) {

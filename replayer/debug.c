@@ -355,7 +355,7 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		return 0;
 	}
 	if (sscanf(cmd, "goto %llu", &n) == 1) {
-		struct pos p = { n ? AT_EVENT : AT_START, n, 0, 0, 0, 0, 0 };
+		struct pos p = { .anchor = n ? AT_EVENT : AT_START, .frames = n };
 
 		replay_dbg_seek(d, TO_POS, &p);
 		d->requested = 1;
@@ -383,7 +383,7 @@ static void op_interrupt(void *t)
 static int op_restart(void *t, struct rsp_stop *stop)
 {
 	struct dbg *d = t;
-	struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
+	struct pos start = { .anchor = AT_START, .frames = 0 };
 
 	(void)stop;
 	replay_dbg_seek(d, TO_POS, &start);
@@ -542,7 +542,9 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				      replay_dbg_at_start,
 				      replay_dbg_at_exit,
 				      replay_dbg_checkpoint,
-				      replay_dbg_no_checkpoints };
+				      replay_dbg_no_checkpoints,
+				      replay_dbg_tick_stop,
+				      replay_dbg_at_tick };
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -614,7 +616,7 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				break;
 			if (d.how == RSP_RESUME_REVERSE_CONT || d.how == RSP_RESUME_REVERSE_STEP) {
 				/* Back from after the end: to its last stop. */
-				struct pos end = { AT_EXIT, d.frames, 0, 0, 0, 0, 0 };
+				struct pos end = { .anchor = AT_EXIT, .frames = d.frames };
 
 				replay_dbg_purge_bps(&d);
 				if (d.how == RSP_RESUME_REVERSE_STEP)

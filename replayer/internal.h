@@ -24,6 +24,8 @@ enum anchor {
 	AT_EVENT, /* after frame `frames` */
 	AT_TRAP,  /* the nth trap at pc by task index since frame `frames` */
 	AT_EXIT,  /* the debugged process's last stop, as it exits */
+	AT_TICK,  /* task index with `ticks` ticks, about to take its next:
+		   * its pc on that site's first byte (after frame `frames`) */
 };
 
 /* A stop: an anchor and the single steps after it (seek.c). */
@@ -33,9 +35,11 @@ struct pos {
 	int index;
 	uint64_t pc;
 	uint64_t nth;
-	uint64_t steps; /* single steps after the anchor */
-	int by_task;	/* AT_START, AT_EVENT: the position is task index's, from
+	uint64_t steps;	 /* single steps after the anchor */
+	int by_task;	 /* AT_START, AT_EVENT: the position is task index's, from
 			 * its first resume after the anchor, even with no steps */
+	uint64_t ticks;	 /* AT_TICK, AT_TRAP: task index's ticks there */
+	uint64_t ticks0; /* AT_TICK, AT_TRAP: its ticks when frame `frames` was taken */
 };
 
 /*
@@ -142,6 +146,7 @@ struct dbg {
 	struct pos target;
 	uint64_t steps_left; /* TO_POS: steps after reaching the anchor */
 	int anchored;	     /* TO_POS, SCAN: the target's anchor was passed */
+	int tick_met;	     /* an AT_TICK target's tick stop came */
 	struct pos last_hit; /* SCAN: the last hit before the target */
 	int have_hit;
 	uint64_t pred_pc;   /* PRED: the call (or jmp) right before the trap */
@@ -268,7 +273,10 @@ void replay_dbg_plan_reverse(struct dbg *d);
 void replay_dbg_finish_scan(struct dbg *d, int alive);
 /* struct rec_debugger's hooks (recorder/recorder.h), CTX a struct dbg. */
 enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st);
-int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping);
+int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
+		    const struct rec_dbg_ticks *ticks);
+uint64_t replay_dbg_tick_stop(void *ctx, int index);
+int replay_dbg_at_tick(void *ctx, pid_t tid, int index, const struct rec_dbg_ticks *ticks);
 int replay_dbg_at_event(void *ctx, uint64_t frames, int index);
 int replay_dbg_at_exit(void *ctx, uint64_t frames);
 int replay_dbg_at_start(void *ctx);

@@ -89,6 +89,10 @@ void replay_dbg_describe(const struct pos *p, char *out, size_t size)
 	case AT_EXIT:
 		snprintf(out, size, "event %" PRIu64 ", the end", p->frames);
 		break;
+	case AT_TICK:
+		snprintf(out, size, "event %" PRIu64 ", task %d at tick %" PRIu64, p->frames,
+			 p->index, p->ticks);
+		break;
 	}
 	if (p->steps) {
 		size_t n = strlen(out);
@@ -144,13 +148,16 @@ void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 	d->wpend_tid = 0;
 	d->wstep = d->over = 0; /* a forward watch or step of the replay left */
 	d->scan_base = 0;
+	d->tick_met = 0;
 	replay_dbg_target_bp(d, target->anchor == AT_TRAP ? target->pc : 0);
 }
 
 static int same_anchor(const struct pos *a, const struct pos *b)
 {
 	if (a->anchor == AT_EXIT || b->anchor == AT_EXIT)
-		return a->anchor == b->anchor; /* one end per replay */
+		return a->anchor == b->anchor;		  /* one end per replay */
+	if (a->anchor == AT_TICK || b->anchor == AT_TICK) /* one such moment per replay */
+		return a->anchor == b->anchor && a->index == b->index && a->ticks == b->ticks;
 	return a->anchor == b->anchor && a->frames == b->frames &&
 	       (a->anchor != AT_TRAP ||
 		(a->index == b->index && a->pc == b->pc && a->nth == b->nth));
@@ -191,7 +198,7 @@ int replay_dbg_reverse_by_hits(struct dbg *d)
 		hm_debug("debugger: the last hit before the current position is known");
 		replay_dbg_seek(d, TO_POS, &to);
 	} else {
-		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
+		struct pos start = { .anchor = AT_START, .frames = 0 };
 
 		replay_dbg_seek(d, TO_POS, &start);
 		d->begin = 1;
@@ -252,14 +259,22 @@ static int came_by_call(struct dbg *d, uint64_t *before, uint64_t *slot)
 }
 
 /* reverse-stepi from the trap TRAP (no steps after it): count the steps to
- * it from the pass before it at its pc when there is one (a loop's: one
- * turn of it), else from its interval's start. */
+ * it from its task's last tick before it when that came in the trap's
+ * interval (no pc is passed twice between two ticks: every loop and every
+ * recursion passes a counted site), else from the pass before it at its
+ * pc when there is one (a loop's: one turn of it), else from its
+ * interval's start. */
 static void count_back(struct dbg *d, const struct pos *trap)
 {
-	struct pos from = { trap->frames ? AT_EVENT : AT_START, trap->frames, 0, 0, 0, 0, 0 },
+	struct pos from = { .anchor = trap->frames ? AT_EVENT : AT_START, .frames = trap->frames },
 		   t = *trap;
 
-	if (t.nth > 1) {
+	if (t.ticks > t.ticks0) {
+		from = (struct pos){ .anchor = AT_TICK,
+				     .frames = t.frames,
+				     .index = t.index,
+				     .ticks = t.ticks - 1 };
+	} else if (t.nth > 1) {
 		from = t;
 		from.nth--;
 	}
@@ -285,9 +300,8 @@ void replay_dbg_plan_reverse(struct dbg *d)
 		return;
 	}
 	if (d->cur.anchor == AT_TRAP) {
-		struct pos from = {
-			d->cur.frames ? AT_EVENT : AT_START, d->cur.frames, 0, 0, 0, 0, 0
-		};
+		struct pos from = { .anchor = d->cur.frames ? AT_EVENT : AT_START,
+				    .frames = d->cur.frames };
 		uint64_t before, slot;
 
 		if (came_by_call(d, &before, &slot)) {
@@ -303,6 +317,15 @@ void replay_dbg_plan_reverse(struct dbg *d)
 			return;
 		}
 		count_back(d, &d->cur);
+		return;
+	}
+	if (d->cur.anchor == AT_TICK) {
+		/* The moment before a tick is the first pass of its site's
+		 * first byte since the tick before it (or since the event). */
+		struct pos at = d->cur;
+
+		at.nth = 1;
+		count_back(d, &at);
 		return;
 	}
 	/* At an event or the start: nothing before it that we can name. */
@@ -348,11 +371,11 @@ void replay_dbg_finish_scan(struct dbg *d, int alive)
 	} else if (d->scan_base) {
 		/* Nothing since the checkpoint the scan started from: scan the
 		 * stretch before it. */
-		struct pos from = { AT_EVENT, d->scan_base, 0, 0, 0, 0, 0 };
+		struct pos from = { .anchor = AT_EVENT, .frames = d->scan_base };
 
 		replay_dbg_seek(d, SCAN, &from);
 	} else {
-		struct pos start = { AT_START, 0, 0, 0, 0, 0, 0 };
+		struct pos start = { .anchor = AT_START, .frames = 0 };
 
 		replay_dbg_seek(d, TO_POS, &start);
 		d->begin = 1;
@@ -544,15 +567,19 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 			d->anchored = 1;
 			replay_dbg_remove_bps(d);
 			/* From the pass before the hit (count_back): the passes
-			 * at its pc are counted from this one on. */
+			 * at its pc are counted from this one on; from the tick
+			 * before it, the next pass there is the hit. */
 			if (d->target.anchor == AT_TRAP)
 				d->pc_seen = d->target.nth - 1;
+			else if (d->target.anchor == AT_TICK)
+				d->pc_seen = d->last_hit.nth - 1;
 		}
 		if (!d->anchored)
 			return replay_dbg_go_on(d, st->tid, 0);
 		if (st->index != d->last_hit.index)
 			return REC_DBG_NEXT; /* another task's turn: wait for ours */
 		if (replay_dbg_pc_of(st->tid) == d->last_hit.pc &&
+		    (d->target.anchor != AT_TICK || d->counted) &&
 		    ++d->pc_seen == d->last_hit.nth) {
 			struct pos p = d->target;
 			char from[160];
@@ -616,7 +643,7 @@ static uint64_t count_hit(struct dbg *d, int index, uint64_t pc)
  * after one that ran out (it exited) starts them again. */
 static void by_task(struct dbg *d, int index)
 {
-	if (d->cur.anchor == AT_TRAP)
+	if (d->cur.anchor == AT_TRAP || d->cur.anchor == AT_TICK)
 		return;
 	if (d->cur.by_task && d->cur.index != index)
 		d->cur.steps = 0;
@@ -625,7 +652,20 @@ static void by_task(struct dbg *d, int index)
 }
 
 /* A trap the debugger asked for or owns. */
-int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
+/* The position of task INDEX's trap at PC, whose ticks are TK. */
+static struct pos trap_pos(struct dbg *d, int index, uint64_t pc, const struct rec_dbg_ticks *tk)
+{
+	return (struct pos){ .anchor = AT_TRAP,
+			     .frames = d->frames,
+			     .index = index,
+			     .pc = pc,
+			     .nth = count_hit(d, index, pc),
+			     .ticks = tk->now,
+			     .ticks0 = tk->at_event };
+}
+
+int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
+		    const struct rec_dbg_ticks *tk)
 {
 	struct dbg *d = ctx;
 	struct user_regs_struct r;
@@ -666,9 +706,7 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			/* A breakpoint reached by a step: its hit. */
 			d->wstep = 0;
 			d->reason = RSP_REASON_SWBREAK;
-			d->cur = (struct pos){
-				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0
-			};
+			d->cur = trap_pos(d, index, r.rip, tk);
 			moved(d);
 			hit_here(d);
 			return 1;
@@ -698,9 +736,7 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 			/* as a continue would have hit it, and named it */
 			struct pos here = d->cur;
 
-			d->cur = (struct pos){
-				AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0
-			};
+			d->cur = trap_pos(d, index, r.rip, tk);
 			hit_here(d);
 			d->cur = here;
 		}
@@ -709,7 +745,7 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping)
 		return 0;
 	}
 	/* A hit: a new anchor. */
-	d->cur = (struct pos){ AT_TRAP, d->frames, index, r.rip, count_hit(d, index, r.rip), 0, 0 };
+	d->cur = trap_pos(d, index, r.rip, tk);
 	moved(d);
 	if (d->reason == RSP_REASON_SWBREAK)
 		hit_here(d);
@@ -726,7 +762,7 @@ int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 	if (d->mode == WFIND && d->anchored && !d->wmulti)
 		d->wend = 1; /* stop: the interval is over */
 	count_reset(d, frames);
-	d->cur = (struct pos){ AT_EVENT, frames, 0, 0, 0, 0, 0 };
+	d->cur = (struct pos){ .anchor = AT_EVENT, .frames = frames };
 	moved(d);
 	if (d->mode == LIVE && d->wstep)
 		return 1; /* watching: whoever runs next goes by steps too */
@@ -742,11 +778,37 @@ int replay_dbg_at_event(void *ctx, uint64_t frames, int index)
 	       d->target.anchor == AT_EVENT && d->target.frames <= frames && !d->anchored;
 }
 
+/* A seek to a tick (AT_TICK) has the recorder stop its task there. */
+uint64_t replay_dbg_tick_stop(void *ctx, int index)
+{
+	const struct dbg *d = ctx;
+
+	if (d->target.anchor != AT_TICK || d->anchored || d->tick_met || d->target.index != index ||
+	    d->mode == LIVE || d->mode == AT_END)
+		return UINT64_MAX;
+	return d->target.ticks;
+}
+
+int replay_dbg_at_tick(void *ctx, pid_t tid, int index, const struct rec_dbg_ticks *tk)
+{
+	struct dbg *d = ctx;
+
+	d->tick_met = 1;
+	d->cur = (struct pos){ .anchor = AT_TICK,
+			       .frames = d->frames,
+			       .index = index,
+			       .pc = replay_dbg_pc_of(tid),
+			       .ticks = tk->now,
+			       .ticks0 = tk->at_event };
+	moved(d);
+	return 1;
+}
+
 int replay_dbg_at_exit(void *ctx, uint64_t frames)
 {
 	struct dbg *d = ctx;
 
-	d->cur = (struct pos){ AT_EXIT, frames, 0, 0, 0, 0, 0 };
+	d->cur = (struct pos){ .anchor = AT_EXIT, .frames = frames };
 	moved(d);
 	/* Forwards, the end is a stop: the user may go back from it. */
 	switch (d->mode) {
@@ -770,7 +832,7 @@ int replay_dbg_at_start(void *ctx)
 	struct dbg *d = ctx;
 
 	count_reset(d, 0);
-	d->cur = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
+	d->cur = (struct pos){ .anchor = AT_START, .frames = 0 };
 	moved(d);
 	d->tgid = 0;
 	d->wstep = d->over = 0;

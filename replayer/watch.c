@@ -177,7 +177,7 @@ int replay_dbg_watch_passed(struct dbg *d, pid_t tid)
 
 void replay_dbg_search_reads(struct dbg *d, const struct pos *bound, uint64_t chunk)
 {
-	struct pos b = *bound, from = { AT_START, 0, 0, 0, 0, 0, 0 };
+	struct pos b = *bound, from = { .anchor = AT_START, .frames = 0 };
 
 	if (b.frames > chunk) {
 		from.anchor = AT_EVENT;
@@ -199,7 +199,7 @@ void replay_dbg_scan_watch(struct dbg *d)
 	if (!replay_dbg_watching(d) || d->wsnap_due || !replay_dbg_watch_changed(d))
 		return;
 	d->have_w = 1;
-	d->wfrom = (struct pos){ d->frames ? AT_EVENT : AT_START, d->frames, 0, 0, 0, 0, 0 };
+	d->wfrom = (struct pos){ .anchor = d->frames ? AT_EVENT : AT_START, .frames = d->frames };
 	d->wto_move = d->moves;
 }
 
@@ -224,13 +224,13 @@ static void finish_wfind(struct dbg *d)
 	} else if (d->wmulti && d->target.anchor != AT_START) {
 		/* Nothing read in this stretch: the one before (the interval
 		 * before it, then twice as many each time). */
-		struct pos bound = { AT_EVENT, d->target.frames, 0, 0, 0, 0, 0 };
+		struct pos bound = { .anchor = AT_EVENT, .frames = d->target.frames };
 		uint64_t chunk = d->wmulti - 1;
 
 		replay_dbg_search_reads(d, &bound, chunk ? 2 * chunk : 1);
 		return;
 	} else {
-		to = (struct pos){ AT_START, 0, 0, 0, 0, 0, 0 };
+		to = (struct pos){ .anchor = AT_START, .frames = 0 };
 	}
 	replay_dbg_seek(d, TO_POS, &to);
 	d->begin = to.anchor == AT_START && !to.steps && !to.by_task;
@@ -251,6 +251,17 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
 	 * answer. */
 	if (d->wmulti && b->anchor != AT_EXIT && d->frames > b->frames)
 		return 1;
+	if (b->anchor == AT_TICK) {
+		/* its task at the site it stopped on, with the ticks it had */
+		for (size_t i = 0; !d->wbound_hit && i < st->nthreads; i++) {
+			if (st->threads[i].index == b->index && st->index == b->index &&
+			    st->threads[i].ticks == b->ticks && replay_dbg_pc_of(st->tid) == b->pc) {
+				d->wbound_hit = 1;
+				d->wbound_left = b->steps;
+			}
+		}
+		return d->wbound_hit && d->wbound_left-- == 0;
+	}
 	if (b->anchor != AT_TRAP)
 		return b->anchor == d->wfrom.anchor && b->frames == d->wfrom.frames &&
 		       (!b->steps || (d->wtask == b->index && d->counted == b->steps));
@@ -298,8 +309,8 @@ enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *
 		found(d, d->counted - 1, d->reason, d->watch_addr); /* a write, or an access */
 	if (d->wmulti && d->frames != d->wfrom.frames) {
 		/* an event passed: positions count from it now */
-		d->wfrom =
-			(struct pos){ d->frames ? AT_EVENT : AT_START, d->frames, 0, 0, 0, 0, 0 };
+		d->wfrom = (struct pos){ .anchor = d->frames ? AT_EVENT : AT_START,
+					 .frames = d->frames };
 		d->counted = 0;
 	}
 	if (!d->counted || st->index != d->wtask) {

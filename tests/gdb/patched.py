@@ -96,6 +96,30 @@ try:
           "back at the start of the steps, monitor when is %r, not %r" %
           ((ev2, task2, t2, p2), (ev0, task0, t0, p0)))
 
+    # After the loop: the instruction that follows its backward jne, hit
+    # once, after 1,000,000 turns with no event between. reverse-stepi
+    # goes back from the loop's last tick (counting steps from the
+    # interval's start would take millions of single steps).
+    jne = [int(a, 16) for a, op in
+           re.findall(r"^\s*(?:=> )?(0x[0-9a-f]+) <spin\+\d+>:\s+(\w+)", file_insns, re.M)]
+    ops = re.findall(r"^\s*(?:=> )?0x[0-9a-f]+ <spin\+\d+>:\s+(\w+)", file_insns, re.M)
+    at = [jne[i] for i in range(len(ops)) if ops[i] == "jne"]
+    check(len(at) == 1, "spin() has %d jne in the file" % len(at))
+    after = jne[jne.index(at[0]) + 1] + delta
+    run("delete")
+    run("break *%#x" % after)
+    run("continue")
+    check(pc() == after, "continue to after the loop: at %#x, not %#x" % (pc(), after))
+    ev3, task3, t3, p3 = when()
+    run("reverse-stepi")
+    # (the jne, or the start of the patched site that took it along with
+    # the instructions before it: a site steps as one instruction)
+    back = pc() - delta
+    check(back in bounds and at[0] - 5 < back <= at[0],
+          "reverse-stepi after the loop: at %#x, not the jne at %#x" % (pc(), at[0] + delta))
+    run("stepi")
+    check(when() == (ev3, task3, t3, p3), "stepi back: %r, not %r" % (when(), (ev3, task3, t3, p3)))
+
     run("kill")
     print("PASS")
     gdb.flush()

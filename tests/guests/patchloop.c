@@ -29,6 +29,6 @@ int main(void)
 {
 	for (int i = 0; i < 64; i++)
 		data[i] = i * 7;
-	printf("patched %ld\n", spin(100000));
+	printf("patched %ld\n", spin(1000000));
 	return 0;
 }

@@ -111,6 +111,22 @@ st=$?
 grep -q '^patched ' "$WORK/rec-patched" || fail "patchloop printed: $(cat "$WORK/rec-patched")"
 serve patched patched.py "$GUESTS/patchloop"
 
+# A --chaos recording of a race (tests/guests/racy), replayed under gdb
+# with a breakpoint in the racing loop hit 25 times and a few stepi: the
+# debugger's stops must not move a later preemption, so a continue reaches
+# the end with the recorded total and no divergence (tests/gdb/chaosbp.py).
+for seed in 3 5; do
+	export HERMIT_DATA_DIR="$WORK/chaos$seed"
+	hm "$WORK/rec-chaos$seed" record start --chaos --seed $seed -- "$GUESTS/racy"
+	st=$?
+	[ "$st" = 0 ] || { cat "$WORK/rec-chaos$seed.err" >&2; fail "recording racy (chaos $seed) exited $st"; }
+	serve chaos$seed chaosbp.py "$GUESTS/racy"
+	! grep -i 'diverge' "$WORK/chaos$seed.serve.err" ||
+		fail "chaos $seed: the replay under gdb diverged"
+	grep -qx "$(cat "$WORK/rec-chaos$seed")" "$WORK/chaos$seed.serve" ||
+		fail "chaos $seed: the replay did not print the recorded '$(cat "$WORK/rec-chaos$seed")'"
+done
+
 # Checkpoints (replayer/checkpoint.c) on a one-thread program of 6,000
 # events, one every 500: reverse-continue to a breakpoint set late, a
 # goto, reverse-stepi. Without checkpoints the stops must be the same.
