@@ -575,6 +575,28 @@ void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *re
 	rec_park(r, t);
 }
 
+/*
+ * A read of the guest's own pipe or socket that parked in the recording
+ * (its bytes were still on their way: loopback bytes arrive when the
+ * kernel's softirq pleases) can find them there at once in a replay and
+ * return before the events the recording has first. The kernel has given
+ * its bytes away, and the log has them: the call is wound back and parked
+ * as the recording did, and when the log says it returns, the log answers
+ * it without running it again (rec_hidden_entry).
+ */
+int rec_replay_early(struct rec *r, struct task *t, struct user_regs_struct *regs)
+{
+	const struct rec_syscall *row = t->pending;
+
+	if (!row || row->sent != SENT_NONE || row->out == OUT_NONE || (long)regs->rax < 0 ||
+	    !rec_replay_not_next(r, t))
+		return 0;
+	hm_trace("task %d: its %s returned before the recording's did", t->index, row->name);
+	t->early = 1;
+	rec_park_rewound(r, t, regs);
+	return 1;
+}
+
 /* Replay: the call of T (ROW) waited in the recording while others ran:
  * skipped now, it is parked at its exit as the recording did. */
 static void not_yet(struct task *t, const struct rec_syscall *row)
@@ -604,7 +626,7 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		}
 	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
-	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
+	    (t->early || rec_fd_from_outside(r, t->tid, (int)c->args[0]))) {
 		if (rec_replay_not_next(r, t)) {
 			not_yet(t, row);
 			return;
@@ -618,6 +640,7 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		}
 		/* Not run: the recorded bytes are the answer. */
 		c->ret = 0;
+		t->early = 0;
 		if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
 			return;
 		write_output(t, row, c, p, n);

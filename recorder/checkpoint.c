@@ -45,7 +45,7 @@ static int copyable(struct rec *r, struct task *t, struct rec_cp *cp)
 		if (x->system == 1)
 			continue;
 		if (x->tgid != t->tgid || !x->stopped_once || x->wants_interrupt || x->resume_sig ||
-		    x->not_yet || x->outside || x->vfork_parent || x->retrying ||
+		    x->not_yet || x->early || x->outside || x->vfork_parent || x->retrying ||
 		    (x != t && x->state != TASK_READY && x->state != TASK_WAITING &&
 		     x->state != TASK_PARKED))
 			return 0;

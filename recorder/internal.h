@@ -80,6 +80,9 @@ struct task {
 					    * a read as often as the recording did */
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
+	int early;			   /* replay: its read of the guest's own pipe or
+					    * socket returned before the recording's did:
+					    * the log answers it (rec_replay_early) */
 	int sends_out;			   /* that call writes outside: an output frame follows */
 	int clamped;			   /* replay: the read's count was cut to the recorded one */
 	uint64_t clamped_count;		   /* ... and this is the count the guest asked for */
@@ -357,6 +360,9 @@ int rec_replay_not_next(struct rec *r, struct task *t);
 /* Replay, at the exit stop (REGS) of such a call, skipped: wind it back to
  * be made again and park T, as the recording did while it waited. */
 void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *regs);
+/* Replay, at the exit of T's hidden call (REGS): its read returned where
+ * the recording has other events first. 1: wound back and parked. */
+int rec_replay_early(struct rec *r, struct task *t, struct user_regs_struct *regs);
 /* A replayed read whose count clamp_read cut: the guest's count back in
  * rdx, at the call's next entry and at its exit. */
 void rec_unclamp_entry(struct task *t, struct rec_call *c);

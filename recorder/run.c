@@ -408,6 +408,8 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		rec_park_rewound(r, t, &regs);
 		return;
 	}
+	if (t->hidden && r->opts->mode == REC_MODE_REPLAY && rec_replay_early(r, t, &regs))
+		return;
 	t->pending = NULL;
 	retried = t->retrying;
 	if (t->retrying) {
