@@ -34,7 +34,7 @@ void cli_record_usage(int ok)
 	fprintf(ok ? stdout : stderr,
 		"usage: hermit record start [RUN OPTIONS] [--] PROG [ARGS...]\n"
 		"       hermit record list [--json]\n"
-		"       hermit record rm ID...\n"
+		"       hermit record rm [--] ID...\n"
 		"       hermit record clean\n"
 		"\n"
 		"start   run PROG as 'hermit run' does and keep the run in the data folder\n"

@@ -156,6 +156,12 @@ static void free_all(struct entry *v, size_t n)
 	free(v);
 }
 
+/* Whether ARG asks for the usage. */
+static int is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
 static char *need_datadir(void)
 {
 	char *d = hm_datadir_path();
@@ -175,6 +181,9 @@ int cli_record_list(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
+		} else if (is_help(argv[i])) {
+			cli_record_usage(1);
+			return 0;
 		} else {
 			hm_error("unknown option '%s' for 'hermit record list'", argv[i]);
 			return HM_EXIT_INTERNAL;
@@ -288,16 +297,29 @@ static void collect_objects(const char *datadir)
 int cli_record_rm(int argc, char **argv)
 {
 	char *datadir;
-	int status = 0;
+	int status = 0, first = 1;
 
-	if (argc < 2) {
+	/* Options come first; "--" ends them, for an id that starts with '-'. */
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		if (strcmp(argv[first], "--") == 0) {
+			first++;
+			break;
+		}
+		if (is_help(argv[first])) {
+			cli_record_usage(1);
+			return 0;
+		}
+		hm_error("unknown option '%s' for 'hermit record rm'", argv[first]);
+		return HM_EXIT_INTERNAL;
+	}
+	if (first >= argc) {
 		hm_error("nothing to remove: usage: hermit record rm ID...");
 		return HM_EXIT_INTERNAL;
 	}
 	datadir = need_datadir();
 	if (!datadir)
 		return HM_EXIT_INTERNAL;
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct entry e;
 		char *dir;
 		int err = hm_recording_dir(datadir, argv[i], &dir);
@@ -328,6 +350,10 @@ int cli_record_clean(int argc, char **argv)
 	char *datadir;
 	int status = 0;
 
+	if (argc > 1 && is_help(argv[1])) {
+		cli_record_usage(1);
+		return 0;
+	}
 	if (argc > 1) {
 		hm_error("unknown argument '%s' for 'hermit record clean'", argv[1]);
 		return HM_EXIT_INTERNAL;

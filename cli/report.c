@@ -97,7 +97,7 @@ int cli_verification_report(int argc, char **argv)
 	int err = 0, diverged;
 
 	if (argc != 2 || argv[1][0] == '-') {
-		if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 			printf("usage: verification-report FILE\n\nCheck and summarize a report "
 			       "written by 'hermit run --verify-report FILE'.\n");
 			return 0;
