@@ -37,7 +37,8 @@ void cli_run_usage(int ok);
  * report to REPORT if not NULL. Returns hermit's exit status: 122 for a
  * divergence, else the guest's. */
 int cli_verify(struct rec_options *opts, int strict, const char *report);
-/* `verification-report FILE`: 0 (same), 122 (diverged) or 125. */
+/* `hermit verification-report FILE` and the program `verification-report
+ * FILE`: 0 (same), 122 (diverged) or 125. */
 int cli_verification_report(int argc, char **argv);
 
 #endif /* HERMIT_CLI_H */

@@ -19,9 +19,12 @@ void cli_usage(int ok)
 		"commands:\n"
 		"  run [OPTIONS] -- PROG [ARGS...]   run PROG deterministically\n"
 		"  record start [OPTIONS] -- PROG    run PROG and keep the run on disk\n"
-		"  record list|rm|clean              the recordings kept\n"
+		"  record list [--json]              the recordings kept\n"
+		"  record rm ID...                   delete recordings\n"
+		"  record clean                      delete every recording\n"
 		"  replay [ID] --autopilot           replay a recording exactly\n"
 		"  log-diff A B [--json]             the first divergence of two event logs\n"
+		"  verification-report FILE          summarize a 'run --verify-report' file\n"
 		"\n"
 		"'hermit COMMAND --help' describes a command.\n");
 }
@@ -62,6 +65,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "log-diff") == 0)
 		return cli_log_diff(argc - 1, argv + 1);
+	if (strcmp(argv[1], "verification-report") == 0)
+		return cli_verification_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0 || strcmp(argv[1], "replay") == 0) {
 		status = argv[1][2] == 'c' ? cli_record(argc - 1, argv + 1)
 					   : cli_replay(argc - 1, argv + 1);

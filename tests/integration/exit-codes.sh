@@ -79,7 +79,7 @@ export HERMIT_DATA_DIR="$WORK/data"
 mkdir -p "$HERMIT_DATA_DIR/recordings/--help" "$HERMIT_DATA_DIR/recordings/-h" \
 	"$HERMIT_DATA_DIR/recordings/x-0" || fail "cannot make a data folder"
 for cmd in run record "record start" "record list" "record ls" "record rm" "record clean" \
-	replay log-diff; do
+	replay log-diff verification-report; do
 	for h in --help -h; do
 		# shellcheck disable=SC2086 # $cmd is one or two words on purpose
 		expect_status 0 $cmd $h
@@ -87,6 +87,12 @@ for cmd in run record "record start" "record list" "record ls" "record rm" "reco
 			fail "hermit $cmd $h printed no usage on stdout: $(head -n 1 "$WORK/status")"
 		[ ! -s "$WORK/status.err" ] || fail "hermit $cmd $h wrote on stderr: $(cat "$WORK/status.err")"
 	done
+done
+# hermit --help names every command
+hm "$WORK/help" --help
+for cmd in run "record start" "record list" "record rm" "record clean" replay log-diff \
+	verification-report; do
+	grep -q "^  $cmd" "$WORK/help" || fail "hermit --help does not name '$cmd': $(cat "$WORK/help")"
 done
 for id in --help -h x-0; do
 	[ -d "$HERMIT_DATA_DIR/recordings/$id" ] || fail "a --help removed recording '$id'"
