@@ -6,7 +6,8 @@
 # recorder killed with SIGKILL leaves an incomplete recording that replays
 # up to its cut (125); damaged or unknown recordings are refused with one
 # line and 125 and leave the data folder as it was; concurrent recorders
-# get distinct ids; a full disk marks the recording incomplete.
+# get distinct ids, and an id is never handed out again after record rm
+# or clean; a full disk marks the recording incomplete.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 TEST_TIMEOUT=60
 
@@ -449,6 +450,10 @@ hm "$WORK/json" record list --json
 python3 -c 'import json, sys; sys.exit(json.load(sys.stdin) != [])' <"$WORK/json" ||
 	fail "record list --json after record clean: $(cat "$WORK/json")"
 refused cleaned "" --autopilot
+# An id is never handed out again: random-0 was removed, then cleaned away.
+rec again -- "$GUESTS/random"
+[ "$rst" = 0 ] || fail "again: the recorded run exited $rst"
+[ "$rid" = random-1 ] || fail "again: after record rm random-0 and record clean, random's next id is '$rid', not random-1"
 
 # ---- a full disk (root only: a tmpfs of 256 KiB in a mount namespace) ----
 if [ "$(id -u)" != 0 ]; then
