@@ -146,6 +146,12 @@ int hm_xzr_open(struct hm_xzr **r, int fd);
  */
 ssize_t hm_xzr_read(struct hm_xzr *r, void *p, size_t n);
 void hm_xzr_close(struct hm_xzr *r);
+/* Whether the file FD ends with an intact xz Stream Footer (its last 12
+ * bytes: CRC32 and the magic "YZ", xz-file-format.txt 2.1.2), as a stream
+ * that hm_xzw_close finished does; one cut short or not xz does not. Reads
+ * 12 bytes, decodes nothing, so damage before the footer goes unseen.
+ * 1, 0 or -errno. */
+int hm_xz_finished(int fd);
 
 /* ---- datadir.c: the data directory and its recordings ---- */
 

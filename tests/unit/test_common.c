@@ -1000,6 +1000,47 @@ static void flip_byte(const char *path, off_t at)
 	close(fd);
 }
 
+/* hm_xz_finished on the file at PATH. */
+static int xz_finished(const char *path)
+{
+	int fd = open(path, O_RDONLY), got;
+
+	assert_true(fd >= 0);
+	got = hm_xz_finished(fd);
+	close(fd);
+	return got;
+}
+
+/* A finished stream ends with its footer; one cut anywhere, an empty
+ * file, a plain file and a damaged footer do not. */
+static void test_xz_finished(void **state)
+{
+	enum { N = 100003 };
+	unsigned char *data = varied_data(N, 31);
+	char *path = in_dir(*state, "fin.xz");
+	struct stat st;
+
+	xz_write_file(path, data, N);
+	assert_int_equal(xz_finished(path), 1);
+	xz_write_file(path, data, 0);
+	assert_int_equal(xz_finished(path), 1);
+	xz_write_file(path, data, N);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size - 1), 0);
+	assert_int_equal(xz_finished(path), 0);
+	assert_int_equal(truncate(path, st.st_size / 2), 0);
+	assert_int_equal(xz_finished(path), 0);
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(xz_finished(path), 0);
+	xz_write_file(path, data, N);
+	flip_byte(path, st.st_size - 6); /* in the footer's backward size */
+	assert_int_equal(xz_finished(path), 0);
+	write_file(path, data, 4096);
+	assert_int_equal(xz_finished(path), 0);
+	free(path);
+	free(data);
+}
+
 static void test_xz_corrupt(void **state)
 {
 	enum { N = 1 << 20 };
@@ -1730,6 +1771,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_xz_truncated, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_xz_corrupt, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_xz_finished, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_xz_not_xz, scratch_setup, scratch_teardown),
 		cmocka_unit_test(test_xz_write_error),
 		cmocka_unit_test(test_datadir_path),
