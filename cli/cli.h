@@ -29,6 +29,10 @@ int cli_record_clean(int argc, char **argv);
 int cli_log_diff(int argc, char **argv);
 /* `hermit replay [ID] [--autopilot] [-q]` */
 int cli_replay(int argc, char **argv);
+/* Catch SIGINT and SIGQUIT: the terminal's are left to the guest, which
+ * got them too; one sent to hermit alone is passed on to hermit's
+ * descendants in its process group, as the terminal would have. */
+void cli_forward_signals(void);
 /* Print the usage of `hermit` (to stdout when OK, else stderr). */
 void cli_usage(int ok);
 void cli_run_usage(int ok);

@@ -29,22 +29,16 @@ void cli_usage(int ok)
 		"'hermit COMMAND --help' describes a command.\n");
 }
 
-static void on_terminal_signal(int sig)
-{
-	(void)sig;
-}
-
 int main(int argc, char **argv)
 {
 	int status;
 
 	/* A guest that closes its pipe must not kill its supervisor. */
 	signal(SIGPIPE, SIG_IGN);
-	/* Ctrl-C reaches the guest through the tracer (recorder/run.c), and
-	 * hermit stays to report how the guest ended. A handler, not SIG_IGN,
-	 * which the guest would inherit. */
-	signal(SIGINT, on_terminal_signal);
-	signal(SIGQUIT, on_terminal_signal);
+	/* Ctrl-C reaches the guest through the tracer (recorder/signals.c),
+	 * and hermit stays to report how the guest ended; a SIGINT sent to
+	 * hermit alone is passed on to the guest (cli/signals.c). */
+	cli_forward_signals();
 	if (argc < 2) {
 		hm_error("no command given: see 'hermit --help'");
 		return HM_EXIT_INTERNAL;
