@@ -72,7 +72,8 @@ struct diff {
 	size_t first; /* then: the first byte that does */
 };
 
-/* Field I's name in EV (the last field is an input frame's park count). */
+/* Field I's name in EV (the last field is an input frame's park count;
+ * the end frame keeps hermit's exit status and the event count). */
 static const char *field_name(const struct rec_event_record *ev, int i)
 {
 	static const char *const names[NFIELDS] = {
@@ -80,6 +81,8 @@ static const char *field_name(const struct rec_event_record *ev, int i)
 		"args[3]", "args[4]", "args[5]", "ret",	    "ticks",   "out",
 	};
 
+	if (REC_EV_KIND(ev) == REC_EV_END && (i == 1 || i == 2))
+		return i == 1 ? "exit_status" : "events";
 	return i == 11 && REC_EV_KIND(ev) == REC_EV_INPUT ? "parks" : names[i];
 }
 
@@ -134,7 +137,7 @@ static void field_text(const struct rec_event_record *ev, int i, char *buf, size
 		snprintf(buf, size, "0x%llx", (unsigned long long)v);
 	else if (i == 0)
 		snprintf(buf, size, "%lld (%s)", (long long)v, kind_name(v));
-	else if (i == 2 && (row = rec_syscall_find((long)v)))
+	else if (i == 2 && REC_EV_KIND(ev) != REC_EV_END && (row = rec_syscall_find((long)v)))
 		snprintf(buf, size, "%lld (%s)", (long long)v, rec_syscall_name(row));
 	else
 		snprintf(buf, size, "%lld", (long long)v);

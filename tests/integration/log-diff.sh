@@ -4,9 +4,9 @@
 # logs written here, each differing in one way from a base log, it names
 # the first frame that differs, each field that differs with both values
 # (also args[3..5], the kind and the ticks, which the one-line description
-# leaves out or which the comparison once skipped), and for payloads the
-# first byte that differs and the bytes from there, in hex; the two sides
-# are never the same text. --json (hermit.log-diff/1) says the same. Then
+# leaves out or which the comparison once skipped; the end frame's exit
+# status), and for payloads the first byte that differs and the bytes from
+# there, in hex; the two sides are never the same text. --json (hermit.log-diff/1) says the same. Then
 # two recordings of a shell reading a line whose seventh byte changed.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 command -v python3 >/dev/null 2>&1 || skip "python3 writes the event logs here: no python3 on PATH"
@@ -43,13 +43,13 @@ elif variant == "data":
     payloads[1] = data[:37] + b"\xff" + data[38:]
 elif variant == "longer":
     payloads[1] = data + b"xyz"
-elif variant != "base" and variant != "cut":
+elif variant not in ("base", "cut", "status"):
     sys.exit("unknown variant " + variant)
 if variant == "cut":
     frames, payloads = frames[:2], payloads[:2]
 body = b"HMEVLOG2" + b"".join(frame(f, p) for f, p in zip(frames, payloads))
 if variant != "cut":
-    body += frame([32, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+    body += frame([32, 1 if variant == "status" else 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0])
 open(out, "wb").write(lzma.compress(body, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32))
 EOF
 }
@@ -63,7 +63,7 @@ import re, sys
 lines = open(sys.argv[1]).read().split("\n") + [""]
 bad = []
 for l, nxt in zip(lines, lines[1:]):
-    m = re.match(r"^  ([a-z]+(\[\d\])?): A (.*), B (.*)$", l)
+    m = re.match(r"^  ([a-z_]+(\[\d\])?): A (.*), B (.*)$", l)
     if m and m.group(1) != "data" and m.group(3) == m.group(4):
         bad.append(l)
     a = re.match(r"^    A: (.*)$", l) or re.match(r"^  A, [^:]*: (.*)$", l)
@@ -86,7 +86,7 @@ diff_text() {
 	two_sides "$WORK/$1.out"
 }
 
-for v in base args4 retticks ticks out kind data longer cut; do
+for v in base args4 retticks ticks out kind data longer cut status; do
 	mklog "$WORK/$v.xz" "$v"
 done
 expect_status 0 log-diff "$WORK/base.xz" "$WORK/base.xz"
@@ -158,6 +158,15 @@ first divergence at event 2 (one log ends)
   B, cut.xz: the end of the log
 EOF
 diff_text cut
+# the end frame keeps hermit's exit status where others keep the task
+cat >"$WORK/status.want" <<'EOF'
+first divergence at event 3 (exit_status differs)
+  last the same: task 0 write(0x1, 0x4000, 0x5) = 5 at tick 7, output 0000000000001234
+  A, base.xz: the end of the run (exit status 0)
+  B, status.xz: the end of the run (exit status 1)
+  exit_status: A 0, B 1
+EOF
+diff_text status
 
 # --json: the same, as fields and data
 expect_status 122 log-diff --json "$WORK/base.xz" "$WORK/retticks.xz"
