@@ -29,6 +29,10 @@ int cli_record_clean(int argc, char **argv);
 int cli_log_diff(int argc, char **argv);
 /* `hermit replay [ID] [--autopilot] [-q]` */
 int cli_replay(int argc, char **argv);
+/* Catch SIGINT and SIGQUIT: the terminal's are left to the guest, which
+ * got them too; one sent to hermit alone is passed on to hermit's
+ * descendants in its process group, as the terminal would have. */
+void cli_forward_signals(void);
 /* Print the usage of `hermit` (to stdout when OK, else stderr). */
 void cli_usage(int ok);
 void cli_run_usage(int ok);
@@ -37,7 +41,8 @@ void cli_run_usage(int ok);
  * report to REPORT if not NULL. Returns hermit's exit status: 122 for a
  * divergence, else the guest's. */
 int cli_verify(struct rec_options *opts, int strict, const char *report);
-/* `verification-report FILE`: 0 (same), 122 (diverged) or 125. */
+/* `hermit verification-report FILE` and the program `verification-report
+ * FILE`: 0 (same), 122 (diverged) or 125. */
 int cli_verification_report(int argc, char **argv);
 
 #endif /* HERMIT_CLI_H */

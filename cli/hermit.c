@@ -19,16 +19,14 @@ void cli_usage(int ok)
 		"commands:\n"
 		"  run [OPTIONS] -- PROG [ARGS...]   run PROG deterministically\n"
 		"  record start [OPTIONS] -- PROG    run PROG and keep the run on disk\n"
-		"  record list|rm|clean              the recordings kept\n"
+		"  record list [--json]              the recordings kept\n"
+		"  record rm ID...                   delete recordings\n"
+		"  record clean                      delete every recording\n"
 		"  replay [ID] --autopilot           replay a recording exactly\n"
 		"  log-diff A B [--json]             the first divergence of two event logs\n"
+		"  verification-report FILE          summarize a 'run --verify-report' file\n"
 		"\n"
 		"'hermit COMMAND --help' describes a command.\n");
-}
-
-static void on_terminal_signal(int sig)
-{
-	(void)sig;
 }
 
 int main(int argc, char **argv)
@@ -37,11 +35,10 @@ int main(int argc, char **argv)
 
 	/* A guest that closes its pipe must not kill its supervisor. */
 	signal(SIGPIPE, SIG_IGN);
-	/* Ctrl-C reaches the guest through the tracer (recorder/run.c), and
-	 * hermit stays to report how the guest ended. A handler, not SIG_IGN,
-	 * which the guest would inherit. */
-	signal(SIGINT, on_terminal_signal);
-	signal(SIGQUIT, on_terminal_signal);
+	/* Ctrl-C reaches the guest through the tracer (recorder/signals.c),
+	 * and hermit stays to report how the guest ended; a SIGINT sent to
+	 * hermit alone is passed on to the guest (cli/signals.c). */
+	cli_forward_signals();
 	if (argc < 2) {
 		hm_error("no command given: see 'hermit --help'");
 		return HM_EXIT_INTERNAL;
@@ -62,6 +59,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "log-diff") == 0)
 		return cli_log_diff(argc - 1, argv + 1);
+	if (strcmp(argv[1], "verification-report") == 0)
+		return cli_verification_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0 || strcmp(argv[1], "replay") == 0) {
 		status = argv[1][2] == 'c' ? cli_record(argc - 1, argv + 1)
 					   : cli_replay(argc - 1, argv + 1);

@@ -5,8 +5,9 @@
  * data directory (DESIGN.md "Recordings"). metadata.json says "recording"
  * while the recorder lives (it holds a lock on the folder), then
  * "complete", or "incomplete" when the log could not be written in full
- * (a full disk); a recorder that was killed leaves "recording" with the
- * lock free, which readers call incomplete.
+ * (a full disk): then hermit exits 125 after the guest, saying so in one
+ * line. A recorder that was killed leaves "recording" with the lock free,
+ * which readers call incomplete.
  */
 #include "config.h"
 
@@ -34,7 +35,7 @@ void cli_record_usage(int ok)
 	fprintf(ok ? stdout : stderr,
 		"usage: hermit record start [RUN OPTIONS] [--] PROG [ARGS...]\n"
 		"       hermit record list [--json]\n"
-		"       hermit record rm ID...\n"
+		"       hermit record rm [--] ID...\n"
 		"       hermit record clean\n"
 		"\n"
 		"start   run PROG as 'hermit run' does and keep the run in the data folder\n"
@@ -280,10 +281,6 @@ static int record_start(int argc, char **argv)
 	err = rec_log_close(log, status, res.events);
 	if (!err)
 		err = write_manifest(dir, &files);
-	if (!err && files.failed)
-		hm_error("recording '%s' is incomplete: a file it maps could not be copied into "
-			 "it: %s",
-			 id, hm_strerror(files.failed));
 	set_item(meta, "status",
 		 cJSON_CreateString(err || files.failed ? "incomplete" : "complete"));
 	set_item(meta, "exit_status", cJSON_CreateNumber(status));
@@ -296,8 +293,14 @@ static int record_start(int argc, char **argv)
 	add_time(meta, "ended");
 	if (write_json(dir, "metadata.json", meta) < 0 && !err)
 		err = -EIO;
-	if (err)
-		hm_error("recording '%s' is incomplete: %s", id, hm_strerror(err));
+	/* The guest's status would say the recording is good: a script that
+	 * keeps what exits 0 must not keep this one (DESIGN.md, exit 125). */
+	if (err || files.failed) {
+		hm_error("recording '%s' is incomplete: %s%s (the program exited %d)", id,
+			 err ? "" : "a file it maps could not be copied into it: ",
+			 hm_strerror(err ? err : files.failed), status);
+		status = HM_EXIT_INTERNAL;
+	}
 out:
 	if (fd >= 0)
 		close(fd);

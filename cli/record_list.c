@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ struct entry {
 	char *command;
 	char *created;
 	const char *state;
-	int64_t events;
+	int64_t events;	   /* the frames its log holds (count_events) */
 	int64_t uncounted; /* preemptions by the spin watch; -1: not known */
 	uint64_t size;
 };
@@ -55,17 +56,61 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
 }
 
+/*
+ * E's events: the frames the log in DIR holds before its end frame (the
+ * numbering of divergence reports), counted by reading the log, unless the
+ * recording is complete and its log ends as a finished xz stream does:
+ * then FRAMES, the count in its metadata (reading a long run's log takes a
+ * second or more; a byte damaged inside a finished log is found by a
+ * replay, which checks every frame). A log that cannot be read to where it
+ * ends, and that of a complete recording that stops short, make E damaged;
+ * an incomplete recording's log ends where it was cut.
+ */
+static void count_events(const char *dir, int64_t frames, struct entry *e)
+{
+	struct replay_log_check chk;
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/events.xz", dir);
+	if (strcmp(e->state, "complete") == 0 && frames >= 0) {
+		int finished = 0;
+
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			finished = hm_xz_finished(fd) == 1;
+			close(fd);
+		}
+		if (finished) {
+			e->events = frames;
+			return;
+		}
+	}
+	e->events = 0;
+	if (replay_log_check(path, &chk) < 0) {
+		/* none, or no event log: a full disk can leave it empty */
+		if (strcmp(e->state, "recording") != 0)
+			e->state = "damaged";
+		return;
+	}
+	e->events = (int64_t)(chk.frames - (uint64_t)chk.complete);
+	if (strcmp(e->state, "recording") == 0)
+		return; /* its recorder writes on */
+	if (chk.error < 0 || (strcmp(e->state, "complete") == 0 && !chk.complete))
+		e->state = "damaged";
+}
+
 /* One recording's line; unreadable metadata is listed as "damaged". */
 static void load(const char *datadir, const char *id, struct entry *e)
 {
 	char *dir, path[4096];
 	cJSON *meta;
 	const cJSON *argv;
+	int64_t frames = -1;
 
 	memset(e, 0, sizeof(*e));
 	e->id = xstrdup(id);
 	e->state = "damaged";
-	e->events = -1;
 	e->uncounted = -1;
 	if (hm_recording_dir(datadir, id, &dir) < 0)
 		return;
@@ -97,7 +142,7 @@ static void load(const char *datadir, const char *id, struct entry *e)
 		e->command = (char *)cmd.data;
 		e->created = xstrdup(hm_json_str(meta, "created", "?"));
 		/* Frames, as a replay numbers events; unknown while recording. */
-		e->events = hm_json_int(meta, "frames", -1);
+		frames = hm_json_int(meta, "frames", -1);
 		e->uncounted = hm_json_int(meta, "uncounted_preemptions", -1);
 		if (hm_json_str(meta, "status", NULL)) {
 			const char *s =
@@ -110,6 +155,7 @@ static void load(const char *datadir, const char *id, struct entry *e)
 		}
 		cJSON_Delete(meta);
 	}
+	count_events(dir, frames, e);
 	free(dir);
 }
 
@@ -156,6 +202,12 @@ static void free_all(struct entry *v, size_t n)
 	free(v);
 }
 
+/* Whether ARG asks for the usage. */
+static int is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
 static char *need_datadir(void)
 {
 	char *d = hm_datadir_path();
@@ -175,6 +227,9 @@ int cli_record_list(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
+		} else if (is_help(argv[i])) {
+			cli_record_usage(1);
+			return 0;
 		} else {
 			hm_error("unknown option '%s' for 'hermit record list'", argv[i]);
 			return HM_EXIT_INTERNAL;
@@ -217,15 +272,10 @@ int cli_record_list(int argc, char **argv)
 	} else {
 		printf("%-24s %-10s %-20s %8s %10s  %s\n", "ID", "STATUS", "CREATED", "EVENTS",
 		       "SIZE", "COMMAND");
-		for (size_t i = 0; i < n; i++) {
-			char events[24] = "-";
-
-			if (v[i].events >= 0)
-				snprintf(events, sizeof(events), "%lld", (long long)v[i].events);
-			printf("%-24s %-10s %-20s %8s %10llu  %s\n", v[i].id, v[i].state,
-			       v[i].created ? v[i].created : "-", events,
+		for (size_t i = 0; i < n; i++)
+			printf("%-24s %-10s %-20s %8lld %10llu  %s\n", v[i].id, v[i].state,
+			       v[i].created ? v[i].created : "-", (long long)v[i].events,
 			       (unsigned long long)v[i].size, v[i].command ? v[i].command : "-");
-		}
 	}
 	free_all(v, n);
 	free(datadir);
@@ -288,16 +338,29 @@ static void collect_objects(const char *datadir)
 int cli_record_rm(int argc, char **argv)
 {
 	char *datadir;
-	int status = 0;
+	int status = 0, first = 1;
 
-	if (argc < 2) {
+	/* Options come first; "--" ends them, for an id that starts with '-'. */
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		if (strcmp(argv[first], "--") == 0) {
+			first++;
+			break;
+		}
+		if (is_help(argv[first])) {
+			cli_record_usage(1);
+			return 0;
+		}
+		hm_error("unknown option '%s' for 'hermit record rm'", argv[first]);
+		return HM_EXIT_INTERNAL;
+	}
+	if (first >= argc) {
 		hm_error("nothing to remove: usage: hermit record rm ID...");
 		return HM_EXIT_INTERNAL;
 	}
 	datadir = need_datadir();
 	if (!datadir)
 		return HM_EXIT_INTERNAL;
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct entry e;
 		char *dir;
 		int err = hm_recording_dir(datadir, argv[i], &dir);
@@ -328,6 +391,10 @@ int cli_record_clean(int argc, char **argv)
 	char *datadir;
 	int status = 0;
 
+	if (argc > 1 && is_help(argv[1])) {
+		cli_record_usage(1);
+		return 0;
+	}
 	if (argc > 1) {
 		hm_error("unknown argument '%s' for 'hermit record clean'", argv[1]);
 		return HM_EXIT_INTERNAL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * `verification-report FILE`: check a `hermit run --verify-report` file
+ * `hermit verification-report FILE` (also a program of its own,
+ * `verification-report FILE`): check a `hermit run --verify-report` file
  * against schema hermit.verify/1 and say in words what it found. A file
  * that is not such a report is one line on stderr and exit 125.
  */
@@ -97,9 +98,12 @@ int cli_verification_report(int argc, char **argv)
 	int err = 0, diverged;
 
 	if (argc != 2 || argv[1][0] == '-') {
-		if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-			printf("usage: verification-report FILE\n\nCheck and summarize a report "
-			       "written by 'hermit run --verify-report FILE'.\n");
+		if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+			printf("usage: hermit verification-report FILE\n"
+			       "       verification-report FILE\n\n"
+			       "Check and summarize a report written by 'hermit run --verify-report "
+			       "FILE'.\nExit 0: the runs were the same, 122: they diverged, 125: "
+			       "FILE is no such report.\n");
 			return 0;
 		}
 		hm_error("usage: verification-report FILE");

@@ -146,6 +146,12 @@ int hm_xzr_open(struct hm_xzr **r, int fd);
  */
 ssize_t hm_xzr_read(struct hm_xzr *r, void *p, size_t n);
 void hm_xzr_close(struct hm_xzr *r);
+/* Whether the file FD ends with an intact xz Stream Footer (its last 12
+ * bytes: CRC32 and the magic "YZ", xz-file-format.txt 2.1.2), as a stream
+ * that hm_xzw_close finished does; one cut short or not xz does not. Reads
+ * 12 bytes, decodes nothing, so damage before the footer goes unseen.
+ * 1, 0 or -errno. */
+int hm_xz_finished(int fd);
 
 /* ---- datadir.c: the data directory and its recordings ---- */
 
@@ -168,13 +174,19 @@ int hm_mkdir_parents(const char *path);
  * "." or "..", no leading '.', no control characters. */
 int hm_recording_id_valid(const char *id);
 /*
- * Create DATADIR/recordings/<BASE>-<n> (mode 0700) with the smallest n >= 0
- * that is free; mkdir(2) is the lock, so two recorders at once never get the
- * same id (retry on EEXIST). BASE is sanitized first: '/', control
- * characters and a leading '.' become '_', empty becomes "prog", at most 64
- * bytes (cut at a UTF-8 character boundary). *ID and *DIR are malloc'd.
- * 0 or -errno (-ENOENT when DATADIR/recordings is missing: see
- * hm_datadir_ensure).
+ * Create DATADIR/recordings/<BASE>-<n> (mode 0700) with the n that
+ * DATADIR/ids/<BASE> holds (without one: one past the largest n of a
+ * folder there), or the next free one after it, and advance the counter
+ * past it: an id is never handed out twice, also once its recording was
+ * removed. The counter is read and written (atomically) under an
+ * flock(2) of DATADIR/recordings, and mkdir(2) is the lock on the id, so
+ * two recorders at once never get the same id. BASE is sanitized first:
+ * '/', control characters and a leading '.' become '_', empty becomes
+ * "prog", at most 64 bytes (cut at a UTF-8 character boundary). *ID and
+ * *DIR are malloc'd. 0 or -errno (-ENOENT when DATADIR/recordings is
+ * missing: see hm_datadir_ensure; -EBADMSG when the counter holds no
+ * number; when the counter cannot be advanced, the folder is removed
+ * again).
  */
 int hm_recording_create(const char *datadir, const char *base, char **id, char **dir);
 /* DATADIR/recordings/ID (malloc'd) in *DIR; -EINVAL for an invalid id,

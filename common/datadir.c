@@ -3,12 +3,19 @@
  * The data directory, where recordings live:
  *
  *   <datadir>/recordings/<id>/   one folder per recording, id "<prog>-<n>"
+ *   <datadir>/ids/<prog>         the next <n> for <prog>, one line
  *   <datadir>/LAST               the id of the newest recording, one line
  *
  * The folder follows the XDG Base Directory Specification 0.8 ($XDG_DATA_HOME,
  * default $HOME/.local/share, created 0700). Ids are handed out by mkdir(2):
  * it fails with EEXIST when the name is taken, atomically, so it is the lock
  * between recorders that run at once, with no lock file to leave behind.
+ * An id is never handed out twice, also once its recording was removed, so
+ * that an id in a bug report names one run for ever: ids/<prog> counts up,
+ * read and advanced under an flock(2) of the recordings folder (released
+ * with the descriptor, also by a recorder that dies), and the mkdir still
+ * skips a name that is taken (made before the counter, or by a hermit that
+ * keeps none).
  *
  * Files that readers may look at while we write them (LAST, metadata) are
  * replaced atomically: written to a temporary name in the same folder,
@@ -17,12 +24,15 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -170,27 +180,110 @@ static char *sanitize_base(const char *base)
 	return s;
 }
 
+/* One past the largest <n> of the folders "<B>-<n>" in REC: where a
+ * counter starts in a data folder that has none yet. */
+static unsigned long long next_after_folders(const char *rec, const char *b)
+{
+	size_t len = strlen(b);
+	unsigned long long next = 0;
+	struct dirent *d;
+	DIR *dir = opendir(rec);
+
+	while (dir && (d = readdir(dir))) {
+		const char *num = d->d_name + len + 1;
+		unsigned long long n;
+		char *end;
+
+		if (strncmp(d->d_name, b, len) != 0 || d->d_name[len] != '-' || *num < '0' ||
+		    *num > '9')
+			continue;
+		errno = 0;
+		n = strtoull(num, &end, 10);
+		if (!*end && !errno && n >= next && n < ULLONG_MAX)
+			next = n + 1;
+	}
+	if (dir)
+		closedir(dir);
+	return next;
+}
+
+/* The counter at PATH in *N: 0, -ENOENT when there is none, -EBADMSG
+ * when it holds no number. */
+static int read_counter(const char *path, unsigned long long *n)
+{
+	struct hm_buf b;
+	char *end;
+	int err;
+
+	hm_buf_init(&b);
+	err = hm_read_file(path, 32, &b);
+	if (!err) {
+		errno = 0;
+		*n = strtoull((char *)b.data, &end, 10);
+		if (b.data[0] < '0' || b.data[0] > '9' || errno || (*end && strcmp(end, "\n") != 0))
+			err = -EBADMSG;
+	}
+	hm_buf_free(&b);
+	return err == -EFBIG ? -EBADMSG : err;
+}
+
 int hm_recording_create(const char *datadir, const char *base, char **id, char **dir)
 {
-	char *b = sanitize_base(base);
-	int err = -EEXIST;
+	char *b = sanitize_base(base), *rec = pathf("%s/recordings", datadir);
+	char *ids = pathf("%s/ids", datadir), *counter = pathf("%s/ids/%s", datadir, b);
+	char *nid = NULL, *ndir = NULL, *line;
+	unsigned long long n = 0, tries;
+	int lock = open(rec, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
 
-	for (unsigned n = 0; n < 1000000000; n++) {
-		char *nid = pathf("%s-%u", b, n);
-		char *ndir = pathf("%s/recordings/%s", datadir, nid);
-
-		if (mkdir(ndir, 0700) == 0) {
-			*id = nid;
-			*dir = ndir;
+	if (lock < 0)
+		err = -errno;
+	while (!err && flock(lock, LOCK_EX) < 0) {
+		if (errno != EINTR)
+			err = -errno;
+	}
+	if (!err)
+		err = mkdir_one(ids);
+	if (!err) {
+		err = read_counter(counter, &n);
+		if (err == -ENOENT) {
+			n = next_after_folders(rec, b);
 			err = 0;
+		}
+	}
+	for (tries = 0; !err; tries++, n++) {
+		if (tries == 1000000000 || n == ULLONG_MAX) {
+			err = -EEXIST;
 			break;
 		}
-		err = -errno;
+		nid = pathf("%s-%llu", b, n);
+		ndir = pathf("%s/%s", rec, nid);
+		if (mkdir(ndir, 0700) == 0)
+			break;
+		err = errno == EEXIST ? 0 : -errno;
 		free(nid);
 		free(ndir);
-		if (err != -EEXIST)
-			break;
+		nid = ndir = NULL;
 	}
+	if (!err) {
+		/* Advanced before the lock goes, or the id could come again. */
+		line = pathf("%llu\n", n + 1);
+		err = hm_write_atomic(counter, line, strlen(line));
+		free(line);
+		if (err)
+			rmdir(ndir);
+	}
+	if (lock >= 0)
+		close(lock);
+	if (err) {
+		free(nid);
+		free(ndir);
+	} else {
+		*id = nid;
+		*dir = ndir;
+	}
+	free(counter);
+	free(ids);
+	free(rec);
 	free(b);
 	return err;
 }

@@ -253,3 +253,22 @@ void hm_xzr_close(struct hm_xzr *r)
 	lzma_end(&r->s);
 	free(r);
 }
+
+int hm_xz_finished(int fd)
+{
+	uint8_t footer[LZMA_STREAM_HEADER_SIZE];
+	lzma_stream_flags flags;
+	off_t end = lseek(fd, 0, SEEK_END);
+	ssize_t n;
+
+	if (end < 0)
+		return -errno;
+	if (end < 2 * LZMA_STREAM_HEADER_SIZE)
+		return 0; /* not even a header and a footer */
+	do
+		n = pread(fd, footer, sizeof(footer), end - (off_t)sizeof(footer));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(footer) && lzma_stream_footer_decode(&flags, footer) == LZMA_OK;
+}

@@ -71,4 +71,41 @@ grep -q '^usage: hermit run' "$WORK/status" || fail "hermit run --help printed n
 [ ! -s "$WORK/status.err" ] || fail "hermit run --help wrote on stderr"
 expect_status 0 --help
 grep -q '^usage: hermit' "$WORK/status" || fail "hermit --help printed no usage on stdout"
+
+# Every subcommand answers --help and -h with its usage on stdout, nothing
+# on stderr, exit 0, and does nothing else: `record rm --help` removes no
+# recording named --help, `record clean --help` none at all.
+export HERMIT_DATA_DIR="$WORK/data"
+mkdir -p "$HERMIT_DATA_DIR/recordings/--help" "$HERMIT_DATA_DIR/recordings/-h" \
+	"$HERMIT_DATA_DIR/recordings/x-0" || fail "cannot make a data folder"
+for cmd in run record "record start" "record list" "record ls" "record rm" "record clean" \
+	replay log-diff verification-report; do
+	for h in --help -h; do
+		# shellcheck disable=SC2086 # $cmd is one or two words on purpose
+		expect_status 0 $cmd $h
+		grep -q "^usage: hermit ${cmd%% *}" "$WORK/status" ||
+			fail "hermit $cmd $h printed no usage on stdout: $(head -n 1 "$WORK/status")"
+		[ ! -s "$WORK/status.err" ] || fail "hermit $cmd $h wrote on stderr: $(cat "$WORK/status.err")"
+	done
+done
+# hermit --help names every command
+hm "$WORK/help" --help
+for cmd in run "record start" "record list" "record rm" "record clean" replay log-diff \
+	verification-report; do
+	grep -q "^  $cmd" "$WORK/help" || fail "hermit --help does not name '$cmd': $(cat "$WORK/help")"
+done
+for id in --help -h x-0; do
+	[ -d "$HERMIT_DATA_DIR/recordings/$id" ] || fail "a --help removed recording '$id'"
+done
+# ... and an option that is none of rm's is refused, not taken for an id
+expect_status 125 record rm --no-such-option
+one_line "record rm --no-such-option" --no-such-option
+expect_status 0 record rm -- --help
+[ ! -e "$HERMIT_DATA_DIR/recordings/--help" ] || fail "record rm -- --help left the recording '--help'"
+for h in --help -h; do
+	"${VERIFICATION_REPORT:?VERIFICATION_REPORT must name the program}" $h >"$WORK/vr" 2>"$WORK/vr.err" ||
+		fail "verification-report $h exited $?"
+	grep -q '^usage: .*verification-report' "$WORK/vr" || fail "verification-report $h printed no usage"
+	[ ! -s "$WORK/vr.err" ] || fail "verification-report $h wrote on stderr: $(cat "$WORK/vr.err")"
+done
 exit 0

@@ -6,7 +6,10 @@
 # recorder killed with SIGKILL leaves an incomplete recording that replays
 # up to its cut (125); damaged or unknown recordings are refused with one
 # line and 125 and leave the data folder as it was; concurrent recorders
-# get distinct ids; a full disk marks the recording incomplete.
+# get distinct ids, and an id is never handed out again after record rm
+# or clean; a full disk marks the recording incomplete and record start
+# exits 125; record list counts what a log holds and calls one that stops
+# short of its metadata's end damaged.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 TEST_TIMEOUT=60
 
@@ -266,6 +269,32 @@ cmp -s "$good/events.xz" "$REC/flip/events.xz" && fail "flip: the byte was not f
 for bad in cut20 half flip; do
 	refused "$bad" "replay" "$bad" --autopilot
 done
+# record list: cut20 and half stop short of the end their metadata calls
+# complete, so they are damaged, and it counts the frames they hold (cut20
+# lost only the xz stream's end: all of them; half fewer). flip ends as a
+# finished stream: only a replay, which reads every frame, finds it.
+hm "$WORK/dlist" record list --json
+python3 - "$WORK/dlist" <<'EOF' || fail "record list --json does not show cut20 and half as damaged: $(cat "$WORK/dlist")"
+import json, sys
+d = {e["id"]: e for e in json.load(open(sys.argv[1]))}
+good = d["pipe_pc-0"]
+bad = []
+if good["status"] != "complete" or not isinstance(good["events"], int) or good["events"] < 10:
+    bad.append("pipe_pc-0: %r" % (good,))
+for id, most in (("cut20", good["events"]), ("half", good["events"] - 1)):
+    e = d[id]
+    if e["status"] != "damaged" or not isinstance(e["events"], int) \
+            or not 0 <= e["events"] <= most:
+        bad.append("%s: %r, not damaged with 0 to %d events" % (id, e, most))
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+EOF
+hm "$WORK/dlist" record list
+for bad in cut20 half; do
+	grep -q "^$bad  *damaged  *[^ ]*  *[0-9][0-9]* " "$WORK/dlist" ||
+		fail "record list does not show $bad as damaged with a count: $(grep "^$bad " "$WORK/dlist")"
+done
 
 # ---- broken metadata.json or manifest.json, a copy missing, unknown and
 # invalid ids, no recording ----
@@ -309,7 +338,8 @@ timeout -k 5 90 "$HERMIT" record start -- \
 tpid=$!
 bgpids="$spid $tpid"
 i=0
-while [ "$(wc -l <"$WORK/k.out")" -lt 300 ]; do
+# (the background shell may not have opened k.out yet)
+while [ ! -e "$WORK/k.out" ] || [ "$(wc -l <"$WORK/k.out")" -lt 300 ]; do
 	i=$((i + 1))
 	[ "$i" -le 300 ] || { cat "$WORK/k.err" >&2; fail "kill: the guest printed $(wc -l <"$WORK/k.out") lines in 30 s, not 300"; }
 	sleep 0.1
@@ -342,11 +372,14 @@ kill "$spid" 2>/dev/null
 wait "$spid"
 bgpids=
 [ "$st" = 137 ] || fail "kill: the killed recorder exited $st, not 137"
+# incomplete, with the frames its log holds counted (300 lines, a /bin/true
+# each: more than 300)
 hm "$WORK/klist" record list
-grep -q "^$kid  *incomplete " "$WORK/klist" || { cat "$WORK/klist" >&2; fail "kill: record list does not show '$kid' as incomplete"; }
+grep -q "^$kid  *incomplete  *[^ ]*  *[0-9]\{3,\} " "$WORK/klist" ||
+	{ cat "$WORK/klist" >&2; fail "kill: record list does not show '$kid' as incomplete with its events"; }
 hm "$WORK/kjson" record list --json
-python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 1 and d[0]["id"] == sys.argv[1] and d[0]["status"] == "incomplete"))' \
-	"$kid" <"$WORK/kjson" || fail "kill: record list --json does not show '$kid' as incomplete: $(cat "$WORK/kjson")"
+python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 1 and d[0]["id"] == sys.argv[1] and d[0]["status"] == "incomplete" and isinstance(d[0]["events"], int) and d[0]["events"] > 300))' \
+	"$kid" <"$WORK/kjson" || fail "kill: record list --json does not show '$kid' as incomplete with its events: $(cat "$WORK/kjson")"
 hm "$WORK/kr" replay "$kid" --autopilot
 st=$?
 [ "$st" = 125 ] || { cat "$WORK/kr.err" >&2; fail "kill: the replay of the incomplete recording exited $st, not 125"; }
@@ -449,32 +482,66 @@ hm "$WORK/json" record list --json
 python3 -c 'import json, sys; sys.exit(json.load(sys.stdin) != [])' <"$WORK/json" ||
 	fail "record list --json after record clean: $(cat "$WORK/json")"
 refused cleaned "" --autopilot
+# An id is never handed out again: random-0 was removed, then cleaned away.
+rec again -- "$GUESTS/random"
+[ "$rst" = 0 ] || fail "again: the recorded run exited $rst"
+[ "$rid" = random-1 ] || fail "again: after record rm random-0 and record clean, random's next id is '$rid', not random-1"
 
-# ---- a full disk (root only: a tmpfs of 256 KiB in a mount namespace) ----
+# ---- a full disk (root only: a tmpfs in a mount namespace) ----
+# full_disk NAME SIZE: `record start` of random with its data folder on a
+# tmpfs of SIZE, in an environment of three variables (so that
+# metadata.json is the same size everywhere); $WORK/NAME.rec, .rec.err and
+# .st are its stdout, stderr and status, .meta its metadata.json and .list
+# what `record list --json` says of it. Exit 77 where no tmpfs can be made.
+full_disk() {
+	mkdir "$WORK/$1"
+	unshare -m sh -c '
+		mount -t tmpfs -o size="$2" tmpfs "$1" 2>/dev/null || exit 77
+		timeout -k 5 "$3" env -i PATH="$PATH" HERMIT_EPOCH="$HERMIT_EPOCH" HERMIT_DATA_DIR="$1" \
+			"$HERMIT" record start -- "$GUESTS/random" >"$1.rec" 2>"$1.rec.err"
+		echo $? >"$1.st"
+		cat "$1"/recordings/*/metadata.json >"$1.meta"
+		HERMIT_DATA_DIR="$1" "$HERMIT" record list --json >"$1.list" 2>&1
+	' sh "$WORK/$1" "$2" "$TEST_TIMEOUT"
+}
+
+# full_incomplete NAME: record start exited 125 after the guest's whole
+# output, and its last line on stderr says the recording is incomplete.
+full_incomplete() {
+	[ "$(cat "$WORK/$1.st")" = 125 ] || { cat "$WORK/$1.rec.err" >&2; fail "$1: record start exited $(cat "$WORK/$1.st"), not 125"; }
+	tail -n 1 "$WORK/$1.rec.err" | grep -q "^hermit: recording 'random-0' is incomplete: .*(the program exited 0)$" ||
+		{ cat "$WORK/$1.rec.err" >&2; fail "$1: record start did not end saying the recording is incomplete"; }
+	grep -q '"status":[[:space:]]*"incomplete"' "$WORK/$1.meta" ||
+		{ cat "$WORK/$1.meta" >&2; fail "$1: metadata.json does not say incomplete"; }
+	diff -u "$WORK/random.rec" "$WORK/$1.rec" || fail "$1: the guest's output changed"
+}
+
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP part: full disk: not root"
 elif ! unshare -m true 2>/dev/null; then
 	echo "SKIP part: full disk: unshare -m is not allowed here"
 else
-	mkdir "$WORK/full"
-	unshare -m sh -c '
-		mount -t tmpfs -o size=256k tmpfs "$1" 2>/dev/null || exit 77
-		HERMIT_DATA_DIR="$1" timeout -k 5 "$3" "$HERMIT" record start -- "$GUESTS/random" \
-			>"$2/full.rec" 2>"$2/full.rec.err"
-		echo $? >"$2/full.st"
-		cat "$1"/recordings/*/metadata.json >"$2/full.meta"
-	' sh "$WORK/full" "$WORK" "$TEST_TIMEOUT"
+	# 256 KiB: the log fits, a copy of a library does not
+	full_disk full 256k
 	st=$?
 	if [ "$st" = 77 ]; then
 		echo "SKIP part: full disk: cannot mount a tmpfs"
 	else
 		[ "$st" = 0 ] || fail "full disk: the namespace's script exited $st"
-		grep -q 'is incomplete' "$WORK/full.rec.err" ||
-			{ cat "$WORK/full.rec.err" >&2; fail "full disk: record start did not say the recording is incomplete"; }
-		grep -q '"status":[[:space:]]*"incomplete"' "$WORK/full.meta" ||
-			{ cat "$WORK/full.meta" >&2; fail "full disk: metadata.json does not say incomplete"; }
-		[ "$(cat "$WORK/full.st")" = 0 ] || fail "full disk: record start exited $(cat "$WORK/full.st"), not the guest's 0"
-		diff -u "$WORK/random.rec" "$WORK/full.rec" || fail "full disk: the guest's output changed"
+		full_incomplete full
+		python3 - "$WORK/full.list" "$WORK/full.meta" <<'EOF' || fail "full disk: record list --json: $(cat "$WORK/full.list")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = json.load(open(sys.argv[2]))
+ok = len(d) == 1 and d[0]["status"] == "incomplete" and d[0]["events"] == m["frames"]
+sys.exit(0 if ok else 1)
+EOF
+		# 8 KiB: room for the id counter and metadata.json, none for
+		# the log: damaged, and 0 events, not the metadata's count
+		full_disk tiny 8k || fail "tiny disk: the namespace's script exited $?"
+		full_incomplete tiny
+		python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 1 and d[0]["status"] == "damaged" and d[0]["events"] == 0))' \
+			<"$WORK/tiny.list" || fail "tiny disk: record list --json: $(cat "$WORK/tiny.list")"
 	fi
 fi
 

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The outside world: Ctrl-C on hermit's terminal reaches the guest (at a
 # scheduling point, DESIGN.md "Signals") and hermit reports how it ended;
+# so does a SIGINT sent to hermit alone, which hermit passes on;
 # input that arrives late on a pipe from outside does not hang the run.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
@@ -37,6 +38,53 @@ PY
 timeout 60 python3 "$WORK/drive-tty.py" "$HERMIT" >"$WORK/pty.out" 2>&1 || fail "the pseudo-terminal driver failed: $(cat "$WORK/pty.out")"
 grep -q 'got INT$' "$WORK/pty.out" || { cat "$WORK/pty.out" >&2; fail "the guest's SIGINT handler did not run"; }
 grep -qx 'exit 5' "$WORK/pty.out" || { cat "$WORK/pty.out" >&2; fail "hermit did not exit with the guest's status 5"; }
+
+# `kill -INT <hermit's pid>` reaches hermit alone (the terminal's Ctrl-C
+# reaches its whole process group): hermit passes it on to the guest.
+# kill_int NAME ARGS...: `hermit ARGS...` in the background (timeout makes
+# a process group of its own for it); once the guest printed ready, SIGINT
+# to hermit alone. $WORK/NAME and NAME.err are its stdout and stderr, $st
+# its exit status.
+kill_int() {
+	name=$1
+	shift
+	timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" "$@" >"$WORK/$name" 2>"$WORK/$name.err" &
+	tp=$!
+	i=0
+	until grep -q ready "$WORK/$name" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || { kill "$tp"; cat "$WORK/$name.err" >&2; fail "$name: the guest did not say ready"; }
+		sleep 0.1
+	done
+	hp=$(ps -o pid= --ppid "$tp" | tr -d ' ')
+	[ -n "$hp" ] && [ "$(readlink "/proc/$hp/exe")" = "$(readlink -f "$HERMIT")" ] ||
+		{ kill "$tp"; fail "$name: no hermit under timeout ($tp): '$hp'"; }
+	kill -INT "$hp"
+	i=0
+	while kill -0 "$hp" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -le 200 ] || { kill "$tp"; cat "$WORK/$name" "$WORK/$name.err" >&2; fail "$name: hermit still runs 20 s after its SIGINT"; }
+		sleep 0.1
+	done
+	wait "$tp"
+	st=$?
+}
+GUEST_INT="trap 'echo got INT; n=1' INT; echo ready; n=0; while [ \$n = 0 ]; do /bin/true; done; echo still running; exit 7"
+# A guest that handles it runs on, to its own exit status.
+kill_int int run -- sh -c "$GUEST_INT"
+printf 'ready\ngot INT\nstill running\n' | diff -u - "$WORK/int" || fail "the guest did not take hermit's SIGINT"
+[ "$st" = 7 ] || { cat "$WORK/int.err" >&2; fail "hermit with a guest that handles SIGINT exited $st, not 7"; }
+# One that does not dies of it: 130.
+kill_int intdie run -- sh -c 'echo ready; while :; do /bin/true; done'
+[ "$st" = 130 ] || { cat "$WORK/intdie.err" >&2; fail "hermit with a guest that dies of SIGINT exited $st, not 130"; }
+# A recording holds it where it came, and its replay delivers it there.
+export HERMIT_DATA_DIR="$WORK/data"
+kill_int intrec record start -- sh -c "$GUEST_INT"
+[ "$st" = 7 ] || { cat "$WORK/intrec.err" >&2; fail "record start with a guest that handles SIGINT exited $st, not 7"; }
+hm "$WORK/intrep" replay --autopilot
+st=$?
+[ "$st" = 7 ] || { cat "$WORK/intrep.err" >&2; fail "the replay of the SIGINT exited $st, not 7"; }
+diff -u "$WORK/intrec" "$WORK/intrep" || fail "the replay of the SIGINT printed other lines"
 
 # Input from a pipe that is written 1 s after start, while the guest
 # waits in read: the run waits for it and does not call it a deadlock.

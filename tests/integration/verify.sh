@@ -2,13 +2,23 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # hermit run --verify and --verify-strict (DESIGN.md "Analysis"): two runs
 # compared, the guest's output passed on once, a JSON report (schema
-# hermit.verify/1) that verification-report checks and summarizes; a
-# divergence exits 122.
+# hermit.verify/1) that verification-report (also `hermit
+# verification-report`) checks and summarizes; a divergence exits 122.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 : "${VERIFICATION_REPORT:?VERIFICATION_REPORT must name the verification-report binary}"
 
+# report ARGS...: `verification-report ARGS...` into $WORK/vr and vr.err,
+# returning its status; `hermit verification-report ARGS...` must print
+# and return the same.
 report() {
 	timeout 20 "$VERIFICATION_REPORT" "$@" >"$WORK/vr" 2>"$WORK/vr.err"
+	vst=$?
+	timeout 20 "$HERMIT" verification-report "$@" >"$WORK/hvr" 2>"$WORK/hvr.err"
+	hst=$?
+	[ "$hst" = "$vst" ] || fail "hermit verification-report $* exited $hst, verification-report $vst"
+	diff -u "$WORK/vr" "$WORK/hvr" || fail "hermit verification-report $* printed other lines"
+	diff -u "$WORK/vr.err" "$WORK/hvr.err" || fail "hermit verification-report $* said other things on stderr"
+	return "$vst"
 }
 
 # A deterministic program: the runs agree, the output comes once.

@@ -1000,6 +1000,47 @@ static void flip_byte(const char *path, off_t at)
 	close(fd);
 }
 
+/* hm_xz_finished on the file at PATH. */
+static int xz_finished(const char *path)
+{
+	int fd = open(path, O_RDONLY), got;
+
+	assert_true(fd >= 0);
+	got = hm_xz_finished(fd);
+	close(fd);
+	return got;
+}
+
+/* A finished stream ends with its footer; one cut anywhere, an empty
+ * file, a plain file and a damaged footer do not. */
+static void test_xz_finished(void **state)
+{
+	enum { N = 100003 };
+	unsigned char *data = varied_data(N, 31);
+	char *path = in_dir(*state, "fin.xz");
+	struct stat st;
+
+	xz_write_file(path, data, N);
+	assert_int_equal(xz_finished(path), 1);
+	xz_write_file(path, data, 0);
+	assert_int_equal(xz_finished(path), 1);
+	xz_write_file(path, data, N);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size - 1), 0);
+	assert_int_equal(xz_finished(path), 0);
+	assert_int_equal(truncate(path, st.st_size / 2), 0);
+	assert_int_equal(xz_finished(path), 0);
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(xz_finished(path), 0);
+	xz_write_file(path, data, N);
+	flip_byte(path, st.st_size - 6); /* in the footer's backward size */
+	assert_int_equal(xz_finished(path), 0);
+	write_file(path, data, 4096);
+	assert_int_equal(xz_finished(path), 0);
+	free(path);
+	free(data);
+}
+
 static void test_xz_corrupt(void **state)
 {
 	enum { N = 1 << 20 };
@@ -1186,8 +1227,8 @@ static void expect_create(const char *dd, const char *base, const char *want)
 static void test_recording_create(void **state)
 {
 	const char *dd = *state;
-	char *dir, *id, *ls0 = in_dir(dd, "recordings/ls-0"), *stray;
-	char longbase[101], want[80];
+	char *dir, *id, *ls0 = in_dir(dd, "recordings/ls-0"), *stray, *ls2, *ls4, *old, *counter;
+	char *rec, longbase[101], want[80];
 
 	/* No recordings folder yet. */
 	assert_int_equal(hm_recording_create(dd, "ls", &id, &dir), -ENOENT);
@@ -1211,10 +1252,37 @@ static void test_recording_create(void **state)
 	strcpy(want + 63, "-0");
 	expect_create(dd, longbase, want);
 
-	/* The smallest free number, not one past the largest. */
+	/* An id is never handed out again once its recording is removed,
+	 * the newest one included. */
 	assert_int_equal(rmdir(ls0), 0);
-	expect_create(dd, "ls", "ls-0");
 	expect_create(dd, "ls", "ls-2");
+	ls2 = in_dir(dd, "recordings/ls-2");
+	assert_int_equal(rmdir(ls2), 0);
+	expect_create(dd, "ls", "ls-3");
+	/* A folder that the counter does not know of is skipped. */
+	ls4 = in_dir(dd, "recordings/ls-4");
+	assert_int_equal(mkdir(ls4, 0700), 0);
+	expect_create(dd, "ls", "ls-5");
+	/* Without a counter (a data folder from before counters), one past
+	 * the largest number there. */
+	old = in_dir(dd, "recordings/old-7");
+	assert_int_equal(mkdir(old, 0700), 0);
+	free(old);
+	old = in_dir(dd, "recordings/old-x");
+	assert_int_equal(mkdir(old, 0700), 0);
+	free(old);
+	expect_create(dd, "old", "old-8");
+	expect_create(dd, "ol", "ol-0");
+	/* A counter that holds no number is an error, and no folder is made. */
+	counter = in_dir(dd, "ids/ls");
+	write_file(counter, "x\n", 2);
+	assert_int_equal(hm_recording_create(dd, "ls", &id, &dir), -EBADMSG);
+	write_file(counter, "12\n", 3);
+	expect_create(dd, "ls", "ls-12");
+	free(counter);
+	rec = in_dir(dd, "recordings");
+	assert_int_equal(count_entries(rec), 17);
+	free(rec);
 
 	assert_int_equal(hm_recording_dir(dd, "ls-1", &dir), 0);
 	assert_string_equal(dir + strlen(dd), "/recordings/ls-1");
@@ -1227,10 +1295,13 @@ static void test_recording_create(void **state)
 	write_file(stray, "x", 1);
 	assert_int_equal(hm_recording_dir(dd, "stray-0", &dir), -ENOENT);
 	free(stray);
+	free(ls4);
+	free(ls2);
 	free(ls0);
 }
 
-/* Recorders that start at once never share an id: mkdir(2) is the lock. */
+/* Recorders that start at once never share an id, and the counter they
+ * share comes out past every id they took. */
 static void test_recording_create_race(void **state)
 {
 	enum { PROCS = 4, EACH = 25 };
@@ -1270,8 +1341,10 @@ static void test_recording_create_race(void **state)
 		snprintf(name, sizeof(name), "recordings/race-%d", n);
 		d = in_dir(dd, name);
 		assert_true(is_dir_0700(d));
+		assert_int_equal(rmdir(d), 0);
 		free(d);
 	}
+	expect_create(dd, "race", "race-100");
 	free(rec);
 }
 
@@ -1698,6 +1771,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_xz_truncated, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_xz_corrupt, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_xz_finished, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_xz_not_xz, scratch_setup, scratch_teardown),
 		cmocka_unit_test(test_xz_write_error),
 		cmocka_unit_test(test_datadir_path),
