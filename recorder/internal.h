@@ -593,6 +593,12 @@ long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec);
 /* Fill AT_RANDOM of a freshly exec'd process. */
 int rec_fill_at_random(struct rec *r, pid_t tid);
 
+/* sys_refuse.c: calls hermit cannot record, refused with the errno each
+ * handler names; the kernel never runs them */
+enum rec_action rec_sys_refuse_ENOSYS(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_refuse_EPERM(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_refuse_EOPNOTSUPP(struct rec *r, struct task *t, struct rec_call *c);
+
 /* sys_kill.c: a SIGKILL another guest task sent (kill, tkill, tgkill,
  * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */
 void rec_sys_kill_exit(struct rec *r, struct task *t, struct rec_call *c);

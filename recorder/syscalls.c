@@ -36,6 +36,12 @@ static enum rec_action read_high(struct rec *r, struct task *t, struct rec_call 
 	return a != REC_CONT ? a : rec_timerfd_read(r, t, c);
 }
 
+/* A call hermit refuses: it fails with ERR and never runs (sys_refuse.c). */
+#define REFUSED(sys, err)                                                    \
+	{                                                                    \
+		.nr = SYS_##sys, .name = #sys, .enter = rec_sys_refuse_##err \
+	}
+
 static const struct rec_syscall table[] = {
 	/* time: the virtual clock */
 	{ SYS_clock_gettime, "clock_gettime", 0, rec_sys_clock_gettime, NULL, OUT_NONE, 0, 0, SHOWN,
@@ -167,6 +173,11 @@ static const struct rec_syscall table[] = {
 	  0, 0 },
 	{ SYS_getdents64, "getdents64", 0, NULL, rec_sys_getdents_exit, OUT_RET, 1, 0, SHOWN,
 	  SENT_NONE, 0, 0 },
+	/* refused, with the errno a kernel without them gives (sys_refuse.c):
+	 * io_uring's reads and writes happen in the kernel, unseen */
+	REFUSED(io_uring_setup, ENOSYS),
+	REFUSED(io_uring_enter, ENOSYS),
+	REFUSED(io_uring_register, ENOSYS),
 };
 
 size_t rec_syscall_count(void)
