@@ -598,6 +598,13 @@ int rec_fill_at_random(struct rec *r, pid_t tid);
 enum rec_action rec_sys_refuse_ENOSYS(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_refuse_EPERM(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_refuse_EOPNOTSUPP(struct rec *r, struct task *t, struct rec_call *c);
+/* A SIGSYS stop of T: when the seccomp filter raised it for a syscall of
+ * another ABI, answer it (x32 numbers: ENOSYS) or end the run with one
+ * line (int $0x80): 1. 0: the guest's own SIGSYS, to deliver. */
+int rec_refuse_abi(struct rec *r, struct task *t);
+/* T exec'd: a 32-bit program ends the run with one line (-1); a setuid
+ * or setgid one is warned of (its bit is ignored). 0 to go on. */
+int rec_refuse_exec(struct rec *r, struct task *t);
 
 /* sys_kill.c: a SIGKILL another guest task sent (kill, tkill, tgkill,
  * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */

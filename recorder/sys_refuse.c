@@ -10,9 +10,21 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <stdio.h>
+#include <linux/audit.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
+
+/* arch/x86/include/uapi/asm/unistd.h: x32 syscall numbers carry this bit */
+#define X32_SYSCALL_BIT 0x40000000
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1 /* si_code of a seccomp filter's SIGSYS (siginfo.h) */
+#endif
 
 static enum rec_action refuse(struct rec_call *c, int err)
 {
@@ -39,4 +51,75 @@ enum rec_action rec_sys_refuse_EOPNOTSUPP(struct rec *r, struct task *t, struct 
 	(void)r;
 	(void)t;
 	return refuse(c, EOPNOTSUPP);
+}
+
+/* The program T runs, for a message. */
+static void exe_name(const struct task *t, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", t->tid);
+	n = readlink(link, buf, size - 1);
+	if (n <= 0)
+		snprintf(buf, size, "task %d", t->index);
+	else
+		buf[n] = 0;
+}
+
+int rec_refuse_abi(struct rec *r, struct task *t)
+{
+	struct user_regs_struct regs;
+	char exe[4096];
+	siginfo_t si;
+
+	/* Only our filter's SIGSYS: a guest's own filter may trap x86-64
+	 * calls too (its SIGSYS is delivered). */
+	if (tracer_siginfo(t->tid, &si) < 0 || si.si_code != SYS_SECCOMP)
+		return 0;
+	if (si.si_arch == AUDIT_ARCH_X86_64 && (si.si_syscall & X32_SYSCALL_BIT)) {
+		/* An x32 number: ENOSYS, as from a kernel without
+		 * CONFIG_X86_X32_ABI. The call did not run; the kernel put
+		 * the number back in rax (syscall_rollback). */
+		if (tracer_get_regs(t->tid, &regs) < 0)
+			return 1; /* gone */
+		regs.rax = (uint64_t)-ENOSYS;
+		tracer_set_regs(t->tid, &regs);
+		rec_resume(t, RESUME_CONT, 0);
+		return 1;
+	}
+	if (si.si_arch != AUDIT_ARCH_I386)
+		return 0;
+	exe_name(t, exe, sizeof(exe));
+	hm_error("cannot run '%s': it made a 32-bit system call (int $0x80, number %d), which "
+		 "hermit does not trace",
+		 exe, si.si_syscall);
+	rec_end_run(r, HM_EXIT_INTERNAL);
+	return 1;
+}
+
+int rec_refuse_exec(struct rec *r, struct task *t)
+{
+	char exe[4096];
+	unsigned mode;
+	int elf_class;
+
+	if (tracer_exe_kind(t->tid, &elf_class, &mode) < 0)
+		return 0;
+	if (elf_class == ELFCLASS32) {
+		exe_name(t, exe, sizeof(exe));
+		hm_error("cannot run '%s': it is a 32-bit program, and hermit runs x86-64 programs "
+			 "only",
+			 exe);
+		rec_end_run(r, HM_EXIT_INTERNAL);
+		return -1;
+	}
+	if (mode & (S_ISUID | S_ISGID)) {
+		/* The guest runs with no_new_privs (the seccomp filter needs
+		 * it): exec grants no ids, as under rr. */
+		exe_name(t, exe, sizeof(exe));
+		hm_warn("'%s' is set-%s-ID: the bit is ignored, it runs with the ids of its caller",
+			exe, mode & S_ISUID ? "user" : "group");
+	}
+	return 0;
 }
