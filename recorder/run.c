@@ -983,6 +983,9 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	free(r.deferred);
 	free(r.own);
 	rec_forget_outside(&r);
+	if (opts->mode == REC_MODE_RECORD)
+		rec_shared_check(&r);
+	rec_shared_free(&r);
 	rec_fsvirt_free(r.fs);
 	hm_buf_free(&r.payload);
 	if (opts->mode == REC_MODE_REPLAY && !r.diverged)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <linux/audit.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +52,62 @@ enum rec_action rec_sys_refuse_EOPNOTSUPP(struct rec *r, struct task *t, struct 
 	(void)r;
 	(void)t;
 	return refuse(c, EOPNOTSUPP);
+}
+
+/* Whether process id PID, as task T's guest sees it, names a process
+ * outside the guest: hermit's init (pid 1 of the namespace), or without
+ * namespaces any host process that is not a guest's. A pid no process has
+ * is not: the kernel says ESRCH. */
+static int outside_pid(const struct rec *r, long pid)
+{
+	if (pid <= 0 || pid > INT32_MAX)
+		return 0; /* the kernel's EINVAL or ESRCH */
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->system == 0 && r->tasks[i]->vtid == pid)
+			return 0;
+	}
+	if (r->opts->namespaces)
+		return pid == 1;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/*
+ * process_vm_readv and process_vm_writev: another guest process's memory
+ * is the guest's own, as a replay makes it again; another process's
+ * (hermit's init, a host process) is refused with EPERM, as when ptrace's
+ * access check fails (process_vm_readv(2)).
+ */
+enum rec_action rec_sys_process_vm(struct rec *r, struct task *t, struct rec_call *c)
+{
+	(void)t;
+	return outside_pid(r, (long)c->args[0]) ? refuse(c, EPERM) : REC_CONT;
+}
+
+/* pidfd_getfd: a descriptor of a guest process, not of another one (EPERM,
+ * as when ptrace's access check fails: pidfd_getfd(2)). */
+enum rec_action rec_sys_pidfd_getfd(struct rec *r, struct task *t, struct rec_call *c)
+{
+	pid_t pid;
+
+	if (tracer_pidfd_pid(t->tid, (int)c->args[0], &pid) < 0 || pid <= 0)
+		return REC_CONT; /* no pidfd, or its process ended: the kernel says */
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->system == 0 && r->tasks[i]->tid == pid)
+			return REC_CONT;
+	}
+	return refuse(c, EPERM);
+}
+
+/*
+ * System V message queues live in the guest's IPC namespace, where only
+ * its processes reach them: a replay sends what it receives again. Without
+ * namespaces they are the host's, and refused with ENOSYS (a kernel
+ * without CONFIG_SYSVIPC).
+ */
+enum rec_action rec_sys_sysv_msg(struct rec *r, struct task *t, struct rec_call *c)
+{
+	(void)t;
+	return r->opts->namespaces ? REC_CONT : refuse(c, ENOSYS);
 }
 
 /* The program T runs, for a message. */

@@ -178,6 +178,32 @@ static const struct rec_syscall table[] = {
 	REFUSED(io_uring_setup, ENOSYS),
 	REFUSED(io_uring_enter, ENOSYS),
 	REFUSED(io_uring_register, ENOSYS),
+	/* page faults another thread answers, whenever it runs */
+	REFUSED(userfaultfd, ENOSYS),
+	/* counters of the host's hardware and kernel, nothing replays them */
+	REFUSED(perf_event_open, ENOSYS),
+	/* EPERM, as for an unprivileged user (kernel.unprivileged_bpf_disabled) */
+	REFUSED(bpf, EPERM),
+	/* events of the whole host, with descriptors a replay cannot give */
+	REFUSED(fanotify_init, EPERM),
+	/* handles name inodes, which a replay's files do not keep */
+	REFUSED(name_to_handle_at, EOPNOTSUPP),
+	REFUSED(open_by_handle_at, EPERM),
+	/* POSIX message queues: their timeouts are the host's clock */
+	REFUSED(mq_open, ENOSYS),
+	REFUSED(mq_unlink, ENOSYS),
+	REFUSED(mq_timedsend, ENOSYS),
+	REFUSED(mq_timedreceive, ENOSYS),
+	REFUSED(mq_notify, ENOSYS),
+	REFUSED(mq_getsetattr, ENOSYS),
+	/* allowed inside the guest only (sys_refuse.c) */
+	{ .nr = SYS_process_vm_readv, .name = "process_vm_readv", .enter = rec_sys_process_vm },
+	{ .nr = SYS_process_vm_writev, .name = "process_vm_writev", .enter = rec_sys_process_vm },
+	{ .nr = SYS_pidfd_getfd, .name = "pidfd_getfd", .enter = rec_sys_pidfd_getfd },
+	{ .nr = SYS_msgget, .name = "msgget", .enter = rec_sys_sysv_msg },
+	{ .nr = SYS_msgsnd, .name = "msgsnd", .enter = rec_sys_sysv_msg },
+	{ .nr = SYS_msgrcv, .name = "msgrcv", .enter = rec_sys_sysv_msg },
+	{ .nr = SYS_msgctl, .name = "msgctl", .enter = rec_sys_sysv_msg },
 };
 
 size_t rec_syscall_count(void)

@@ -79,5 +79,129 @@ st=$?
 [ "$st" = 0 ] || { cat "$WORK/suid.out.err" >&2; fail "suid: hermit exited $st"; }
 grep -q "warn: '$WORK/suid' is set-user-ID: the bit is ignored" "$WORK/suid.out.err" ||
 	{ cat "$WORK/suid.out.err" >&2; fail "suid: no warning that the setuid bit is ignored"; }
+# want NAME: the expected output of NAME, from stdin.
+want() {
+	cat >"$WORK/$1.want"
+}
+
+# rows NAME MODE ARGS...: `hermit ARGS... -- sysrows MODE` (run or record
+# start, then a replay of the recording) must print $WORK/NAME.want.
+rows() {
+	name=$1 mode=$2
+	shift 2
+	hm "$WORK/$name.out" "$@" -- "$GUESTS/sysrows" "$mode"
+	st=$?
+	[ "$st" = 0 ] || { tail -20 "$WORK/$name.out.err" >&2; fail "$name: hermit $* exited $st"; }
+	diff -u "$WORK/$name.want" "$WORK/$name.out" || fail "$name: hermit $* printed other output"
+	if [ "$1" = record ]; then
+		hm "$WORK/$name.rep" replay --autopilot
+		st=$?
+		[ "$st" = 0 ] || { tail -20 "$WORK/$name.rep.err" >&2; fail "$name: replay exited $st"; }
+		diff -u "$WORK/$name.want" "$WORK/$name.rep" || fail "$name: the replay printed other output"
+	fi
+}
+
+# memfd: the guest's own file, which a replay writes again.
+three_ways memfd "$GUESTS/sysrows" memfd
+
+# Refused, each with its documented errno, with namespaces or without
+# (where hermit's user may be root, who would get them).
+want refused <<'OUT'
+userfaultfd: Function not implemented
+perf_event_open: Function not implemented
+bpf: Operation not permitted
+fanotify_init: Operation not permitted
+name_to_handle_at: Operation not supported
+open_by_handle_at: Operation not permitted
+mq_open: Function not implemented
+OUT
+rows refused refused run
+rows refused refused record start
+cp "$WORK/refused.want" "$WORK/refused-nons.want"
+rows refused-nons refused run --no-namespace
+
+# process_vm_readv/writev and pidfd_getfd reach guest processes, not
+# hermit's init (pid 1 of the guest's namespace): EPERM there.
+want pvm <<'OUT'
+process_vm_readv: ok
+read: child's word
+process_vm_writev: ok
+child now: parent wrote
+process_vm_readv(1): Operation not permitted
+OUT
+rows pvm pvm run
+rows pvm pvm record start
+want pidfd <<'OUT'
+pidfd_open: ok
+pidfd_getfd: ok
+read: via pidfd_getfd
+pidfd_getfd(1): Operation not permitted
+OUT
+rows pidfd pidfd run
+rows pidfd pidfd record start
+
+# System V message queues: inside the guest's IPC namespace they replay;
+# the host's (--no-namespace) are refused with ENOSYS.
+three_ways msg "$GUESTS/sysrows" msg
+echo "msgget: Function not implemented" | want msg-nons
+rows msg-nons msg run --no-namespace
+
+# inotify: what another process did to a watched folder is input, which
+# a replay gives back without anyone touching the folder.
+mkdir "$WORK/watched" || fail "cannot make a folder"
+hm "$WORK/inotify.rec" record start -- "$GUESTS/sysrows" inotify "$WORK/watched" &
+bg=$!
+i=0
+until grep -q watching "$WORK/inotify.rec.err" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || { kill $bg; fail "inotify: the guest never watched"; }
+	sleep 0.1
+done
+touch "$WORK/watched/from-outside"
+wait $bg
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/inotify.rec.err" >&2; fail "inotify: record exited $st"; }
+echo "event: mask 0x100 name from-outside" | diff -u - "$WORK/inotify.rec" ||
+	fail "inotify: record printed other output"
+TEST_TIMEOUT=20 hm "$WORK/inotify.rep" replay --autopilot
+st=$?
+[ "$st" = 0 ] || { tail -5 "$WORK/inotify.rep.err" >&2; fail "inotify: replay exited $st"; }
+diff -u "$WORK/inotify.rec" "$WORK/inotify.rep" || fail "inotify: the replay printed other output"
+
+# A file the guest maps shared and another process then writes: the
+# guest's own child replays; a process outside the guest is named when the
+# recording ends (a replay cannot see what it wrote).
+printf 'first: AAAAAAAA\nthen: CCCCCCCC\n' | want mapchild
+printf AAAAAAAA >"$WORK/shared"
+hm "$WORK/mapchild.out" run -- "$GUESTS/sysrows" mapchild "$WORK/shared"
+diff -u "$WORK/mapchild.want" "$WORK/mapchild.out" || fail "mapchild: hermit run printed other output"
+printf AAAAAAAA >"$WORK/shared"
+hm "$WORK/mapchild.rec" record start -- "$GUESTS/sysrows" mapchild "$WORK/shared"
+diff -u "$WORK/mapchild.want" "$WORK/mapchild.rec" || fail "mapchild: record printed other output"
+grep "mapped shared" "$WORK/mapchild.rec.err" &&
+	fail "mapchild: a write by the guest's own child was taken for one from outside"
+hm "$WORK/mapchild.rep" replay --autopilot
+st=$?
+[ "$st" = 0 ] || { tail -5 "$WORK/mapchild.rep.err" >&2; fail "mapchild: replay exited $st"; }
+diff -u "$WORK/mapchild.want" "$WORK/mapchild.rep" || fail "mapchild: the replay printed other output"
+printf AAAAAAAA >"$WORK/shared"
+mkfifo "$WORK/go" || fail "cannot make a fifo"
+hm "$WORK/mapshared" record start -- "$GUESTS/sysrows" mapshared "$WORK/shared" <"$WORK/go" &
+bg=$!
+exec 7>"$WORK/go"
+i=0
+until grep -q mapped "$WORK/mapshared.err" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || { kill $bg; fail "mapshared: the guest never mapped the file"; }
+	sleep 0.1
+done
+printf BBBBBBBB | dd of="$WORK/shared" conv=notrunc 2>/dev/null
+echo >&7
+exec 7>&-
+wait $bg
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/mapshared.err" >&2; fail "mapshared: record exited $st"; }
+grep -q "warn: '$WORK/shared', which the guest mapped shared, was changed by a process outside the guest" \
+	"$WORK/mapshared.err" || { cat "$WORK/mapshared.err" >&2; fail "mapshared: no word of the write from outside"; }
 
 exit 0
