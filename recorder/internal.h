@@ -210,6 +210,7 @@ struct rec {
 	int files_written;     /* replay: the guest opened a file to write */
 	struct rec_shared *shared; /* record: files the guest mapped shared (sharedmap.c) */
 	size_t nshared;
+	int ptrace_warned; /* the guest's ptrace was refused, and hermit said so */
 	int ran_since_event;   /* replay: a guest task was resumed since */
 };
 
@@ -611,6 +612,8 @@ enum rec_action rec_sys_refuse_EOPNOTSUPP(struct rec *r, struct task *t, struct 
 enum rec_action rec_sys_process_vm(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_pidfd_getfd(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_sysv_msg(struct rec *r, struct task *t, struct rec_call *c);
+/* ptrace: EPERM, and a warning once per run (not supported in a guest yet) */
+enum rec_action rec_sys_ptrace(struct rec *r, struct task *t, struct rec_call *c);
 /* A SIGSYS stop of T: when the seccomp filter raised it for a syscall of
  * another ABI, answer it (x32 numbers: ENOSYS) or end the run with one
  * line (int $0x80): 1. 0: the guest's own SIGSYS, to deliver. */

@@ -180,3 +180,43 @@ int rec_refuse_exec(struct rec *r, struct task *t)
 	}
 	return 0;
 }
+
+/*
+ * ptrace: a guest's tasks are hermit's tracees, and a task has one tracer
+ * (ptrace(2)), so the kernel would refuse PTRACE_TRACEME and attaching with
+ * EPERM anyway; hermit does the same for every request, before the kernel
+ * sees it, and says once per run that debuggers and strace cannot work
+ * inside a guest yet.
+ */
+enum rec_action rec_sys_ptrace(struct rec *r, struct task *t, struct rec_call *c)
+{
+	static const struct {
+		long request;
+		const char *name;
+	} names[] = {
+		{ 0, "PTRACE_TRACEME" },
+		{ 16, "PTRACE_ATTACH" },
+		{ 0x4206, "PTRACE_SEIZE" },
+		{ 0x4207, "PTRACE_INTERRUPT" },
+	};
+	const char *name = NULL;
+	char exe[4096];
+
+	if (!r->ptrace_warned) {
+		r->ptrace_warned = 1;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			if ((long)c->args[0] == names[i].request)
+				name = names[i].name;
+		}
+		exe_name(t, exe, sizeof(exe));
+		if (name)
+			hm_warn("'%s' called ptrace(%s): ptrace inside a guest is not supported yet, "
+				"it fails with EPERM",
+				exe, name);
+		else
+			hm_warn("'%s' called ptrace(%ld): ptrace inside a guest is not supported yet, "
+				"it fails with EPERM",
+				exe, (long)c->args[0]);
+	}
+	return refuse(c, EPERM);
+}

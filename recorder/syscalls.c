@@ -204,6 +204,8 @@ static const struct rec_syscall table[] = {
 	{ .nr = SYS_msgsnd, .name = "msgsnd", .enter = rec_sys_sysv_msg },
 	{ .nr = SYS_msgrcv, .name = "msgrcv", .enter = rec_sys_sysv_msg },
 	{ .nr = SYS_msgctl, .name = "msgctl", .enter = rec_sys_sysv_msg },
+	/* the guest's tasks have a tracer already: hermit (EPERM, and a word) */
+	{ .nr = SYS_ptrace, .name = "ptrace", .enter = rec_sys_ptrace },
 };
 
 size_t rec_syscall_count(void)
