@@ -173,7 +173,7 @@ int rec_refuse_exec(struct rec *r, struct task *t)
 	}
 	if (mode & (S_ISUID | S_ISGID)) {
 		/* The guest runs with no_new_privs (the seccomp filter needs
-		 * it): exec grants no ids, as under rr. */
+		 * it): exec grants no ids (prctl(2), PR_SET_NO_NEW_PRIVS). */
 		exe_name(t, exe, sizeof(exe));
 		hm_warn("'%s' is set-%s-ID: the bit is ignored, it runs with the ids of its caller",
 			exe, mode & S_ISUID ? "user" : "group");
