@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -418,6 +419,9 @@ int rec_fd_from_outside(const struct rec *r, pid_t tid, int fd)
 		return 0; /* not open: let the kernel say EBADF */
 	if (rec_hermits_own(r, target) || strncmp(target, "/dev/", 5) == 0)
 		return 1;
+	/* inotify's events tell what any process did to the files it watches */
+	if (strcmp(target, "anon_inode:inotify") == 0)
+		return 1;
 	if (strncmp(target, "socket:", 7) == 0)
 		return r->opts->network_host;
 	return 0;
@@ -688,8 +692,11 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		    (long)regs.rax >= 0 && (long)regs.rax > -4096L) {
 			char path[4096];
 
-			if (tracer_fd_target(t->tid, (int)c->args[4], path, sizeof(path)) == 0)
+			if (tracer_fd_target(t->tid, (int)c->args[4], path, sizeof(path)) == 0) {
 				rec_files_add(r->opts->files, path);
+				if (c->args[3] & MAP_SHARED)
+					rec_shared_note(r, path);
+			}
 		}
 		return;
 	}

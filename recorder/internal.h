@@ -217,6 +217,9 @@ struct rec {
 	uint64_t event_frames; /* replay: frames when the last event was taken */
 	pid_t last_vpid;       /* the newest guest task's pid in its namespace */
 	int files_written;     /* replay: the guest opened a file to write */
+	struct rec_shared *shared; /* record: files the guest mapped shared (sharedmap.c) */
+	size_t nshared;
+	int ptrace_warned; /* the guest's ptrace was refused, and hermit said so */
 	int ran_since_event;   /* replay: a guest task was resumed since */
 };
 
@@ -604,6 +607,32 @@ enum rec_action rec_random_read(struct rec *r, struct task *t, struct rec_call *
 long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec);
 /* Fill AT_RANDOM of a freshly exec'd process. */
 int rec_fill_at_random(struct rec *r, pid_t tid);
+
+/* sharedmap.c: record, the guest mapped PATH shared: note its change time.
+ * At the recording's end, warn of each such file a process outside the
+ * guest changed meanwhile (a replay cannot see that change). */
+void rec_shared_note(struct rec *r, const char *path);
+void rec_shared_check(struct rec *r);
+void rec_shared_free(struct rec *r);
+
+/* sys_refuse.c: calls hermit cannot record, refused with the errno each
+ * handler names; the kernel never runs them */
+enum rec_action rec_sys_refuse_ENOSYS(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_refuse_EPERM(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_refuse_EOPNOTSUPP(struct rec *r, struct task *t, struct rec_call *c);
+/* Calls allowed inside the guest only, refused otherwise. */
+enum rec_action rec_sys_process_vm(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_pidfd_getfd(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_sysv_msg(struct rec *r, struct task *t, struct rec_call *c);
+/* ptrace: EPERM, and a warning once per run (not supported in a guest yet) */
+enum rec_action rec_sys_ptrace(struct rec *r, struct task *t, struct rec_call *c);
+/* A SIGSYS stop of T: when the seccomp filter raised it for a syscall of
+ * another ABI, answer it (x32 numbers: ENOSYS) or end the run with one
+ * line (int $0x80): 1. 0: the guest's own SIGSYS, to deliver. */
+int rec_refuse_abi(struct rec *r, struct task *t);
+/* T exec'd: a 32-bit program ends the run with one line (-1); a setuid
+ * or setgid one is warned of (its bit is ignored). 0 to go on. */
+int rec_refuse_exec(struct rec *r, struct task *t);
 
 /* sys_kill.c: a SIGKILL another guest task sent (kill, tkill, tgkill,
  * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */

@@ -240,7 +240,11 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 
 static void on_exec(struct rec *r, struct task *t)
 {
-	int err = tracer_patch_vdso(t->tid);
+	int err;
+
+	if (rec_refuse_exec(r, t) < 0)
+		return; /* a 32-bit program: the run ended */
+	err = tracer_patch_vdso(t->tid);
 
 	if (hm_log_enabled(HM_LOG_DEBUG)) {
 		char link[64], exe[4096];
@@ -588,6 +592,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		on_syscall_exit(r, t);
 		break;
 	case TRACER_SIGNAL:
+		if (s->sig == SIGSYS && rec_refuse_abi(r, t))
+			break;
 		if (t->retrying) {
 			/* A signal reached a retried task: that is something happening. */
 			t->retrying = 0;
@@ -708,6 +714,10 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 	case TRACER_EXEC:
 		t = exec_task(r, t, (pid_t)s->msg);
 		on_exec(r, t);
+		if (r->ended) {
+			tracer_cont(t->tid, 0); /* killed, it must leave this stop to die */
+			break;
+		}
 		r->progress++;
 		if (r->opts->debugger && !r->dbg_started && t->index == 0) {
 			/* The program's first instruction: where a debugger starts. */
@@ -982,6 +992,9 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	free(r.deferred);
 	free(r.own);
 	rec_forget_outside(&r);
+	if (opts->mode == REC_MODE_RECORD)
+		rec_shared_check(&r);
+	rec_shared_free(&r);
 	rec_fsvirt_free(r.fs);
 	hm_buf_free(&r.payload);
 	if (opts->mode == REC_MODE_REPLAY && !r.diverged)

@@ -36,6 +36,12 @@ static enum rec_action read_high(struct rec *r, struct task *t, struct rec_call 
 	return a != REC_CONT ? a : rec_timerfd_read(r, t, c);
 }
 
+/* A call hermit refuses: it fails with ERR and never runs (sys_refuse.c). */
+#define REFUSED(sys, err)                                                    \
+	{                                                                    \
+		.nr = SYS_##sys, .name = #sys, .enter = rec_sys_refuse_##err \
+	}
+
 static const struct rec_syscall table[] = {
 	/* time: the virtual clock */
 	{ SYS_clock_gettime, "clock_gettime", 0, rec_sys_clock_gettime, NULL, OUT_NONE, 0, 0, SHOWN,
@@ -167,6 +173,39 @@ static const struct rec_syscall table[] = {
 	  0, 0 },
 	{ SYS_getdents64, "getdents64", 0, NULL, rec_sys_getdents_exit, OUT_RET, 1, 0, SHOWN,
 	  SENT_NONE, 0, 0 },
+	/* refused, with the errno a kernel without them gives (sys_refuse.c):
+	 * io_uring's reads and writes happen in the kernel, unseen */
+	REFUSED(io_uring_setup, ENOSYS),
+	REFUSED(io_uring_enter, ENOSYS),
+	REFUSED(io_uring_register, ENOSYS),
+	/* page faults another thread answers, whenever it runs */
+	REFUSED(userfaultfd, ENOSYS),
+	/* counters of the host's hardware and kernel, nothing replays them */
+	REFUSED(perf_event_open, ENOSYS),
+	/* EPERM, as for an unprivileged user (kernel.unprivileged_bpf_disabled) */
+	REFUSED(bpf, EPERM),
+	/* events of the whole host, with descriptors a replay cannot give */
+	REFUSED(fanotify_init, EPERM),
+	/* handles name inodes, which a replay's files do not keep */
+	REFUSED(name_to_handle_at, EOPNOTSUPP),
+	REFUSED(open_by_handle_at, EPERM),
+	/* POSIX message queues: their timeouts are the host's clock */
+	REFUSED(mq_open, ENOSYS),
+	REFUSED(mq_unlink, ENOSYS),
+	REFUSED(mq_timedsend, ENOSYS),
+	REFUSED(mq_timedreceive, ENOSYS),
+	REFUSED(mq_notify, ENOSYS),
+	REFUSED(mq_getsetattr, ENOSYS),
+	/* allowed inside the guest only (sys_refuse.c) */
+	{ .nr = SYS_process_vm_readv, .name = "process_vm_readv", .enter = rec_sys_process_vm },
+	{ .nr = SYS_process_vm_writev, .name = "process_vm_writev", .enter = rec_sys_process_vm },
+	{ .nr = SYS_pidfd_getfd, .name = "pidfd_getfd", .enter = rec_sys_pidfd_getfd },
+	{ .nr = SYS_msgget, .name = "msgget", .enter = rec_sys_sysv_msg },
+	{ .nr = SYS_msgsnd, .name = "msgsnd", .enter = rec_sys_sysv_msg },
+	{ .nr = SYS_msgrcv, .name = "msgrcv", .enter = rec_sys_sysv_msg },
+	{ .nr = SYS_msgctl, .name = "msgctl", .enter = rec_sys_sysv_msg },
+	/* the guest's tasks have a tracer already: hermit (EPERM, and a word) */
+	{ .nr = SYS_ptrace, .name = "ptrace", .enter = rec_sys_ptrace },
 };
 
 size_t rec_syscall_count(void)

@@ -586,6 +586,12 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 	/* A binary tree of syscall numbers instead of a linear list: every
 	 * syscall the guest makes runs this filter (libseccomp 2.5). */
 	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	/* A syscall of another ABI (int $0x80, or an x32 number, which the
+	 * x86-64 filter counts as another architecture) raises SIGSYS, whose
+	 * siginfo names it, rather than killing the guest: the recorder
+	 * answers x32 numbers with ENOSYS as a kernel without x32 does, and
+	 * refuses 32-bit calls in one line (recorder/sys_refuse.c). */
+	seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_TRAP);
 	for (size_t i = 0; i < l->ntraps; i++) {
 		const struct tracer_trap *t = &l->traps[i];
 		struct scmp_arg_cmp cmp[3];

@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -181,5 +183,29 @@ int tracer_task_comm(pid_t tid, char *buf, size_t size)
 	}
 	fclose(f);
 	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int tracer_exe_kind(pid_t tid, int *elf_class, unsigned *mode)
+{
+	unsigned char ident[EI_NIDENT];
+	char exe[64];
+	struct stat st;
+	int fd, err = 0;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", tid);
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+		 memcmp(ident, ELFMAG, SELFMAG) != 0)
+		err = -ENOEXEC;
+	close(fd);
+	if (err)
+		return err;
+	*elf_class = ident[EI_CLASS];
+	*mode = st.st_mode;
 	return 0;
 }

@@ -381,5 +381,8 @@ int tracer_exe_bias(pid_t tid, uint64_t *bias);
 int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
 /* Thread TID's name (/proc comm) in BUF: 0, or -errno. */
 int tracer_task_comm(pid_t tid, char *buf, size_t size);
+/* TID's executable: its ELF class (ELFCLASS32, ELFCLASS64) and its file
+ * mode (st_mode, setuid bit included). 0, or -errno (-ENOEXEC: no ELF). */
+int tracer_exe_kind(pid_t tid, int *elf_class, unsigned *mode);
 
 #endif /* HERMIT_TRACER_H */

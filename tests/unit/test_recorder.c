@@ -1087,6 +1087,37 @@ static void test_syscall_sent_rows(void **state)
 	assert_int_equal(sending, sizeof(rows) / sizeof(rows[0]));
 }
 
+/* Calls hermit cannot record fail with the errno docs/record-replay.md
+ * names ("Refused calls"), without running (issue 14). */
+static void test_syscall_refused_rows(void **state)
+{
+	static const struct {
+		long nr;
+		int err;
+	} rows[] = {
+		{ SYS_io_uring_setup, ENOSYS },	   { SYS_io_uring_enter, ENOSYS },
+		{ SYS_io_uring_register, ENOSYS }, { SYS_userfaultfd, ENOSYS },
+		{ SYS_perf_event_open, ENOSYS },   { SYS_bpf, EPERM },
+		{ SYS_fanotify_init, EPERM },	   { SYS_name_to_handle_at, EOPNOTSUPP },
+		{ SYS_open_by_handle_at, EPERM },  { SYS_mq_open, ENOSYS },
+		{ SYS_mq_unlink, ENOSYS },	   { SYS_mq_timedsend, ENOSYS },
+		{ SYS_mq_timedreceive, ENOSYS },   { SYS_mq_notify, ENOSYS },
+		{ SYS_mq_getsetattr, ENOSYS },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct rec_syscall *row = rec_syscall_find(rows[i].nr);
+		struct rec_call c = { .nr = rows[i].nr };
+
+		if (!row || !row->enter)
+			fail_msg("no refusing row for syscall %ld", rows[i].nr);
+		assert_int_equal(row->enter(NULL, NULL, &c), REC_EMULATED);
+		assert_int_equal(c.ret, -rows[i].err);
+		assert_int_equal(row->hidden, SHOWN);
+	}
+}
+
 static void test_syscall_find_every_row(void **state)
 {
 	size_t n = rec_syscall_count();
@@ -1256,6 +1287,7 @@ int main(void)
 		cmocka_unit_test(test_dirents_many),
 		cmocka_unit_test(test_dirents_malformed),
 		cmocka_unit_test(test_syscall_find_every_row),
+		cmocka_unit_test(test_syscall_refused_rows),
 		cmocka_unit_test(test_syscall_rows_well_formed),
 		cmocka_unit_test(test_syscall_fd_min),
 		cmocka_unit_test(test_syscall_required_rows),
