@@ -128,10 +128,11 @@ uint64_t rec_fsvirt_ino(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino)
 	return (uint64_t)v;
 }
 
-int64_t rec_fsvirt_time(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino, int64_t real_ns,
-			int64_t now_ns)
+int64_t rec_fsvirt_time(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino,
+			enum rec_fs_time field, int64_t real_ns, int64_t now_ns)
 {
-	uint64_t key[3] = { dev, ino, (uint64_t)real_ns };
+	/* (a device number is 44 bits at most: the field goes above it) */
+	uint64_t key[3] = { dev | (uint64_t)field << 56, ino, (uint64_t)real_ns };
 	int added;
 
 	if (real_ns < fs->start_real_ns)

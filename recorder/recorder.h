@@ -328,14 +328,18 @@ struct rec_fsvirt *rec_fsvirt_new(int64_t start_real_ns);
 void rec_fsvirt_free(struct rec_fsvirt *fs);
 /* Virtual inode number for (dev, ino): numbered in order of first sight. */
 uint64_t rec_fsvirt_ino(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino);
+/* Which of a file's times (each is virtualized on its own). */
+enum rec_fs_time { REC_FS_MTIME, REC_FS_CTIME, REC_FS_BTIME };
 /*
- * Virtual timestamp for a real one of (dev, ino). Times from before the run
- * started are the outside world's and pass unchanged; a time the run itself
- * produced is replaced by the virtual wall time NOW_NS at which it was
- * first seen, and keeps that value.
+ * Virtual timestamp for a real one, FIELD of (dev, ino). Times from before
+ * the run started are the outside world's and pass unchanged; a time the
+ * run itself produced is replaced by the virtual wall time NOW_NS at which
+ * it was first seen in that field, and keeps that value. Fields apart:
+ * whether two of a file's times fell in one tick of the kernel's coarse
+ * clock (a folder's birth and its last change) depends on the host's speed.
  */
-int64_t rec_fsvirt_time(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino, int64_t real_ns,
-			int64_t now_ns);
+int64_t rec_fsvirt_time(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino,
+			enum rec_fs_time field, int64_t real_ns, int64_t now_ns);
 /*
  * Sort the directory records in BUF (LEN bytes, as getdents64 returns them
  * when IS64, else as getdents) by name and give them virtual inode numbers

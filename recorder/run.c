@@ -837,13 +837,24 @@ static void replay_check_end(struct rec *r)
 	r->main_status = HM_EXIT_DIVERGED;
 }
 
+/*
+ * The moment that divides file times the run made from those it found
+ * (fsvirt.c). File times come from the kernel's coarse clock (or finer,
+ * never earlier), so the start is the coarse clock's next tick: whatever
+ * was written before it has an earlier time, whatever the run writes has
+ * this one or later, however fast or busy the host. Waits a jiffy at most.
+ */
 static int64_t start_real_ns(void)
 {
-	struct timespec ts;
+	struct timespec ts, now;
+	const struct timespec nap = { 0, 100000 };
 
-	/* File times come from the coarse clock; allow a few ticks of lag. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-	return (int64_t)ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec - 50 * 1000000LL;
+	do {
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	} while (now.tv_sec == ts.tv_sec && now.tv_nsec == ts.tv_nsec);
+	return (int64_t)now.tv_sec * HM_NS_PER_SEC + now.tv_nsec;
 }
 
 int rec_run(const struct rec_options *opts, struct rec_result *res)

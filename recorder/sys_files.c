@@ -30,10 +30,10 @@ static int64_t ts_ns(int64_t sec, int64_t nsec)
 	return sec * HM_NS_PER_SEC + nsec;
 }
 
-static void virt_ts(struct rec *r, struct rec_call *c, uint64_t dev, uint64_t ino, int64_t *sec,
-		    int64_t *nsec)
+static void virt_ts(struct rec *r, struct rec_call *c, uint64_t dev, uint64_t ino,
+		    enum rec_fs_time field, int64_t *sec, int64_t *nsec)
 {
-	int64_t v = rec_fsvirt_time(r->fs, dev, ino, ts_ns(*sec, *nsec), c->now_real_ns);
+	int64_t v = rec_fsvirt_time(r->fs, dev, ino, field, ts_ns(*sec, *nsec), c->now_real_ns);
 
 	hm_ns_split(v, sec, nsec);
 }
@@ -54,17 +54,17 @@ static void fix_stat(struct rec *r, struct task *t, struct rec_call *c, uint64_t
 
 	if (tracer_read_mem(t->tid, addr, &st, sizeof(st)) < 0)
 		return;
-#define VIRT(field)                                           \
-	do {                                                  \
-		s = st.field.tv_sec;                          \
-		ns = st.field.tv_nsec;                        \
-		virt_ts(r, c, st.st_dev, st.st_ino, &s, &ns); \
-		st.field.tv_sec = s;                          \
-		st.field.tv_nsec = ns;                        \
+#define VIRT(field, which)                                           \
+	do {                                                         \
+		s = st.field.tv_sec;                                 \
+		ns = st.field.tv_nsec;                               \
+		virt_ts(r, c, st.st_dev, st.st_ino, which, &s, &ns); \
+		st.field.tv_sec = s;                                 \
+		st.field.tv_nsec = ns;                               \
 	} while (0)
 	same = st.st_atim.tv_sec == st.st_mtim.tv_sec && st.st_atim.tv_nsec == st.st_mtim.tv_nsec;
-	VIRT(st_mtim);
-	VIRT(st_ctim);
+	VIRT(st_mtim, REC_FS_MTIME);
+	VIRT(st_ctim, REC_FS_CTIME);
 #undef VIRT
 	st.st_atim = same || ts_ns(st.st_mtim.tv_sec, st.st_mtim.tv_nsec) >=
 				     ts_ns(st.st_ctim.tv_sec, st.st_ctim.tv_nsec)
@@ -119,13 +119,13 @@ static void fix_statx(struct rec *r, struct task *t, struct rec_call *c, uint64_
 	if (tracer_read_mem(t->tid, addr, &sx, sizeof(sx)) < 0)
 		return;
 	dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-#define VIRT(st, field)                                  \
-	do {                                             \
-		s = (st).field.tv_sec;                   \
-		ns = (st).field.tv_nsec;                 \
-		virt_ts(r, c, dev, sx.stx_ino, &s, &ns); \
-		(st).field.tv_sec = s;                   \
-		(st).field.tv_nsec = (uint32_t)ns;       \
+#define VIRT(st, field, which)                                  \
+	do {                                                    \
+		s = (st).field.tv_sec;                          \
+		ns = (st).field.tv_nsec;                        \
+		virt_ts(r, c, dev, sx.stx_ino, which, &s, &ns); \
+		(st).field.tv_sec = s;                          \
+		(st).field.tv_nsec = (uint32_t)ns;              \
 	} while (0)
 	if (sx.stx_mask & STATX_ATIME) {
 		times = sx;
@@ -134,19 +134,19 @@ static void fix_statx(struct rec *r, struct task *t, struct rec_call *c, uint64_
 			times.stx_mtime = times.stx_ctime = (struct statx_timestamp){ 0 };
 		same = times.stx_atime.tv_sec == times.stx_mtime.tv_sec &&
 		       times.stx_atime.tv_nsec == times.stx_mtime.tv_nsec;
-		VIRT(times, stx_mtime);
-		VIRT(times, stx_ctime);
+		VIRT(times, stx_mtime, REC_FS_MTIME);
+		VIRT(times, stx_ctime, REC_FS_CTIME);
 		sx.stx_atime = same || ts_ns(times.stx_mtime.tv_sec, times.stx_mtime.tv_nsec) >=
 					       ts_ns(times.stx_ctime.tv_sec, times.stx_ctime.tv_nsec)
 				       ? times.stx_mtime
 				       : times.stx_ctime;
 	}
 	if (sx.stx_mask & STATX_MTIME)
-		VIRT(sx, stx_mtime);
+		VIRT(sx, stx_mtime, REC_FS_MTIME);
 	if (sx.stx_mask & STATX_CTIME)
-		VIRT(sx, stx_ctime);
+		VIRT(sx, stx_ctime, REC_FS_CTIME);
 	if (sx.stx_mask & STATX_BTIME)
-		VIRT(sx, stx_btime);
+		VIRT(sx, stx_btime, REC_FS_BTIME);
 #undef VIRT
 	if (sx.stx_mask & STATX_INO)
 		sx.stx_ino = rec_fsvirt_ino(r->fs, dev, sx.stx_ino);

@@ -739,20 +739,25 @@ static void test_fsvirt_time(void **state)
 
 	(void)state;
 	/* Before the run started: the outside world's time, unchanged. */
-	assert_int_equal(rec_fsvirt_time(fs, 1, 10, start - 1, v1), start - 1);
-	assert_int_equal(rec_fsvirt_time(fs, 1, 10, 123456789, v1), 123456789);
-	assert_int_equal(rec_fsvirt_time(fs, 1, 10, -5 * SEC, v1), -5 * SEC);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_MTIME, start - 1, v1), start - 1);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_MTIME, 123456789, v1), 123456789);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_MTIME, -5 * SEC, v1), -5 * SEC);
 
 	/* Made by the run: the virtual time of first sight, kept. */
-	assert_int_equal(rec_fsvirt_time(fs, 1, 10, start + 777, v1), v1);
-	assert_int_equal(rec_fsvirt_time(fs, 1, 10, start + 777, v2), v1);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_MTIME, start + 777, v1), v1);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_MTIME, start + 777, v2), v1);
 	/* The same real time on another file, or the same ino on another
 	 * device, is seen first now. */
-	assert_int_equal(rec_fsvirt_time(fs, 1, 11, start + 777, v2), v2);
-	assert_int_equal(rec_fsvirt_time(fs, 2, 10, start + 777, v2), v2);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 11, REC_FS_MTIME, start + 777, v2), v2);
+	assert_int_equal(rec_fsvirt_time(fs, 2, 10, REC_FS_MTIME, start + 777, v2), v2);
 	/* The file changed again: a new real time, a new virtual one. */
-	assert_int_equal(rec_fsvirt_time(fs, 1, 10, start + 999, v2), v2);
-	assert_int_equal(rec_fsvirt_time(fs, 1, 10, start + 777, v2 + 1), v1);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_MTIME, start + 999, v2), v2);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_MTIME, start + 777, v2 + 1), v1);
+	/* Another of its times with the same real value (a folder's birth and
+	 * its last change in one tick of the coarse clock) is its own. */
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_BTIME, start + 777, v2 + 2), v2 + 2);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_CTIME, start + 777, v2 + 3), v2 + 3);
+	assert_int_equal(rec_fsvirt_time(fs, 1, 10, REC_FS_BTIME, start + 777, v2 + 4), v2 + 2);
 	rec_fsvirt_free(fs);
 }
 
