@@ -53,6 +53,36 @@ static void on_usr1(int sig)
 	handled++;
 }
 
+
+
+/* Whether the worker waits in its call (or is gone): its state in /proc
+ * is not R. Natively a busy host can take longer than any pause to get it
+ * there; under hermit it is stopped whenever the main thread runs. */
+static pid_t worker_tid;
+static int worker_done;
+
+static int worker_waits(void)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	/* (a thread that ended leaves /proc when the kernel pleases) */
+	if (__atomic_load_n(&worker_done, __ATOMIC_SEQ_CST))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)worker_tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] != 'R';
+}
+
 static void pause_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
@@ -605,10 +635,12 @@ static int result_errno;
 static void *worker(void *arg)
 {
 	(void)arg;
+	__atomic_store_n(&worker_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	__atomic_store_n(&blocking, 1, __ATOMIC_SEQ_CST);
 	errno = 0;
 	result = current->call();
 	result_errno = errno;
+	__atomic_store_n(&worker_done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -693,12 +725,15 @@ int main(int argc, char **argv)
 		current = &cases[i];
 		handled = 0;
 		blocking = 0;
+		worker_done = 0;
 		if (current->setup)
 			current->setup();
 		pthread_create(&th, NULL, worker, NULL);
 		while (!__atomic_load_n(&blocking, __ATOMIC_SEQ_CST))
 			pause_ms(1);
-		pause_ms(50); /* long enough for the worker to block in its call */
+		pause_ms(50);
+		for (int n = 0; n < 10000 && !worker_waits(); n++)
+			pause_ms(1); /* until it waits in its call */
 		pthread_kill(th, SIGUSR1);
 		pause_ms(50);
 		if (current->supply)
