@@ -573,6 +573,10 @@ void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *re
 	regs->rip -= 2;
 	regs->rax = (uint64_t)t->call.nr;
 	tracer_set_regs(t->tid, regs);
+	/* A handled signal that comes while it waits ends it as the kernel
+	 * would have ended the blocked read: EINTR, unless SA_RESTART (the
+	 * recording logs no frame for it: the guest saw what the kernel gave). */
+	rec_intr_set(t, regs, t->call.nr, -REC_ERESTARTSYS, 1);
 	t->pending = NULL;
 	t->hidden = 0;
 	t->not_yet = 0;
