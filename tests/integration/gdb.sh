@@ -10,7 +10,8 @@
 # made wherever they can be; `hermit replay` starting gdb itself
 # (tests/gdb/launch.py); ls and python3 (tests/gdb/real.py);
 # tests/gdb/checkpoints.py on a long one-thread program, with and without
-# checkpoints; and Ctrl-C (tests/gdb/interrupt.py).
+# checkpoints; Ctrl-C (tests/gdb/interrupt.py); and only the owner served,
+# vFile only on the recording's files (tests/gdb/owner.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -52,7 +53,7 @@ serve() {
 	fi
 	if [ "${RAW:-0}" = 1 ]; then
 		HERMIT_GDB_PORT=$port timeout -k 5 120 python3 "$TESTS_SRCDIR/gdb/$script" \
-			>"$WORK/$name.out" 2>&1
+			"$program" >"$WORK/$name.out" 2>&1
 	else
 		HERMIT_GDB_PORT=$port timeout -k 5 300 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
 			"$program" >"$WORK/$name.out" 2>&1
@@ -64,6 +65,9 @@ serve() {
 }
 
 serve replay replay.py "$GUESTS/gdbtwo"
+# Only its owner is served (another uid's connection is closed unserved),
+# and vFile opens only the recording's files, read-only (tests/gdb/owner.py).
+RAW=1 serve owner owner.py "$GUESTS/gdbtwo"
 # The same, with a checkpoint wherever one can be made (before the
 # workers start and after they end): every search and seek that can
 # starts from one, and the answers must not change.
