@@ -360,6 +360,8 @@ int replay_gdb(const struct replay_options *o)
 		status = HM_EXIT_INTERNAL;
 		goto out_gdb;
 	}
+	/* gdb on this terminal: its Ctrl-C is gdb's to turn into a stop. */
+	rc.opts.debugger_has_terminal = gdb > 0;
 	status = serve_replay(&rc, fd, &source, &rw);
 	replay_log_close(src.log);
 out_gdb:

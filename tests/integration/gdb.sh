@@ -10,7 +10,8 @@
 # made wherever they can be; `hermit replay` starting gdb itself
 # (tests/gdb/launch.py); ls and python3 (tests/gdb/real.py);
 # tests/gdb/checkpoints.py on a long one-thread program, with and without
-# checkpoints; Ctrl-C (tests/gdb/interrupt.py); and only the owner served,
+# checkpoints; Ctrl-C (tests/gdb/interrupt.py, and on the terminal of the
+# gdb hermit starts: tests/gdb/ctrlc.py); and only the owner served,
 # vFile only on the recording's files (tests/gdb/owner.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
@@ -151,6 +152,21 @@ n=$(grep -c '^ticks 6000$' "$WORK/ticks.serve")
 # gdb's Ctrl-C (tests/gdb/interrupt.py, raw RSP) stops a continue and a
 # reverse-continue's search where they are, with SIGINT.
 RAW=1 serve ticks-interrupt interrupt.py "$GUESTS/ticks"
+# Ctrl-C on the terminal of the gdb that `hermit replay` starts (a pty;
+# tests/gdb/ctrlc.py) stops the replay in gdb, as 0x03 does, and ends
+# nothing: the terminal's SIGINT reaches hermit and the guest too.
+export HERMIT_DATA_DIR="$WORK/ticks-long"
+hm "$WORK/rec-long" record start -- "$GUESTS/ticks" 100000
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec-long.err" >&2; fail "recording ticks 100000 exited $st"; }
+printf '#!/bin/sh\nexec gdb -nx -ex "set pagination off" -ex "set confirm off" "$@"\n' \
+	>"$WORK/gdb-tty"
+chmod +x "$WORK/gdb-tty"
+timeout -k 5 300 python3 "$TESTS_SRCDIR/gdb/ctrlc.py" "$HERMIT" ticks-0 "$WORK/gdb-tty" \
+	>"$WORK/ctrlc.out" 2>&1
+st=$?
+[ "$st" = 0 ] && grep -qx PASS "$WORK/ctrlc.out" ||
+	{ cat "$WORK/ctrlc.out" >&2; fail "Ctrl-C in hermit replay's gdb ($st)"; }
 
 # The same loop in a thread of its own, beside the main thread (joining
 # it) and two waiting on a condition variable: checkpoints are made while
