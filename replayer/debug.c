@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -429,9 +430,29 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		replay_cp_describe(d, out, size);
 		return 0;
 	}
-	if (sscanf(cmd, "goto %llu", &n) == 1) {
-		struct pos p = { .anchor = n ? AT_EVENT : AT_START, .frames = n };
+	if (strncmp(cmd, "goto", 4) == 0 && (cmd[4] == ' ' || !cmd[4])) {
+		const char *arg = cmd + 4 + strspn(cmd + 4, " ");
+		unsigned long long last = d->rc->last_event;
+		struct pos p = { .anchor = AT_EVENT };
+		char *end;
 
+		errno = 0;
+		n = strtoull(arg, &end, 10);
+		if (!isdigit((unsigned char)arg[0]) || end[strspn(end, " ")] || errno) {
+			snprintf(out, size,
+				 "hermit: cannot go to event '%s': not an event (0 to %llu)\n", arg,
+				 last);
+			return -EINVAL;
+		}
+		if (n > last) {
+			snprintf(out, size,
+				 "hermit: cannot go to event %llu: the recording ends at %llu\n", n,
+				 last);
+			return -EINVAL;
+		}
+		/* (the end is a stop of its own, before the exit's event) */
+		p.anchor = n == last && d->rc->last_is_end ? AT_EXIT : n ? AT_EVENT : AT_START;
+		p.frames = n;
 		replay_dbg_seek(d, TO_POS, &p);
 		d->requested = 1;
 		d->how = RSP_RESUME_CONT; /* no reply owed: the stop is reported by the next '?' */
@@ -443,8 +464,9 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 	}
 	snprintf(out, size,
 		 "hermit monitor commands:\n  when         where the replay is\n"
-		 "  goto N       go to event N (forwards or backwards)\n"
-		 "  checkpoints  the events reverse execution starts from\n");
+		 "  goto N       go to event N, 0 to %llu (forwards or backwards)\n"
+		 "  checkpoints  the events reverse execution starts from\n",
+		 (unsigned long long)d->rc->last_event);
 	return 0;
 }
 
@@ -546,6 +568,8 @@ static void reply_stop(struct dbg *d, int vtid)
 	st.watch_addr = d->watch_addr;
 	if (d->owe_reply)
 		rsp_session_stopped(d->rsp, &st);
+	else
+		rsp_session_note_stop(d->rsp, &st); /* `monitor goto`'s: for '?' */
 	d->owe_reply = 0;
 	d->begin = 0;
 	d->sigint = 0;

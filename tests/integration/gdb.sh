@@ -86,6 +86,14 @@ timeout -k 5 120 "$HERMIT" replay --gdb "$WORK/gdb-batch" >"$WORK/launch.out" 2>
 st=$?
 [ "$st" = 0 ] && grep -qx PASS "$WORK/launch.out" ||
 	{ cat "$WORK/launch.out" "$WORK/launch.err" >&2; fail "hermit replay with gdb: exit $st"; }
+# monitor goto's refusals: one line each, saying why (gdb prints the
+# stub's console output on its stderr).
+for line in "hermit: cannot go to event '-1': not an event (0 to [0-9]*)" \
+	"hermit: cannot go to event 'abc': not an event (0 to [0-9]*)" \
+	"hermit: cannot go to event 99999999: the recording ends at [0-9]*"; do
+	cat "$WORK/launch.out" "$WORK/launch.err" | grep -qx "$line" ||
+		{ cat "$WORK/launch.err" >&2; fail "hermit replay with gdb: no line '$line'"; }
+done
 
 # Real programs, not built for the tests: coreutils' ls and python3 (the
 # system's: gdb needs the ELF file, not a wrapper script), with a
