@@ -260,5 +260,8 @@ int rsp_session_input(struct rsp_session *s, const uint8_t *bytes, size_t len);
 /* The target stopped by itself (after an interrupt): send STOP's reply
  * and keep it for '?'. */
 void rsp_session_stopped(struct rsp_session *s, const struct rsp_stop *stop);
+/* The target is at STOP now, which gdb did not ask for (a monitor
+ * command moved it): keep it for '?', send nothing. */
+void rsp_session_note_stop(struct rsp_session *s, const struct rsp_stop *stop);
 
 #endif /* HERMIT_GDBSTUB_H */

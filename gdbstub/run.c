@@ -75,6 +75,14 @@ void rsp_session_stopped(struct rsp_session *s, const struct rsp_stop *stop)
 	rsp_out_send(s);
 }
 
+void rsp_session_note_stop(struct rsp_session *s, const struct rsp_stop *stop)
+{
+	/* gdb's Hg thread stays: gdb reads the registers of the thread it
+	 * has selected, or is told that it has none here. */
+	s->last = *stop;
+	s->have_last = 1;
+}
+
 /* '?': the last stop; before any, SIGTRAP in the first thread. */
 int rsp_handle_query_stop(struct rsp_session *s, const char *args)
 {

@@ -205,6 +205,8 @@ struct rec_options {
 			      * the recorded run wrote them ("": absent) */
 	int quiet;	     /* replay -q: the guest's stdout and stderr go to /dev/null */
 	const struct rec_debugger *debugger; /* replay: a debugger drives it (NULL: none) */
+	int debugger_has_terminal; /* replay: the debugger shares the terminal, whose signals
+				    * (Ctrl-C) are its: the guest does not get them */
 	const int *fds; /* replay: the descriptors the recorded guest started with,
 			     * ended by -1 (NULL: what hermit has) */
 };

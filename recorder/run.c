@@ -670,6 +670,15 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			if (stepping)
 				r->dbg_step = t->tid; /* not the step's trap: it goes on */
 		}
+		if (r->opts->mode == REC_MODE_REPLAY && r->opts->debugger_has_terminal &&
+		    rec_from_terminal(t, s->sig)) {
+			/* Ctrl-C in the gdb that `hermit replay` started reaches
+			 * its whole process group, the guest too: gdb stops the
+			 * replay itself (a 0x03 on the connection), and the
+			 * replay delivers only the recorded signals. */
+			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
+			break;
+		}
 		if (r->opts->mode == REC_MODE_REPLAY && rec_from_terminal(t, s->sig)) {
 			/* Ctrl-C at a replay ends the replay. */
 			hm_error("replay interrupted by signal %d at event %llu", s->sig,

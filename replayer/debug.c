@@ -14,10 +14,12 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -307,35 +309,109 @@ static int op_xfer(void *t, const char *object, const char *annex, uint64_t off,
 	return 0;
 }
 
-/* vFile: a path the recording kept is served from its copy. */
+/*
+ * vFile: the files the recording kept, from their copies, read-only
+ * (gdb reads the program and its libraries; nothing else of the host is
+ * the stub's to show). A path names a kept file as the guest opened it or
+ * through the host's symbolic links (gdb asks for /lib/... where the
+ * recording kept /usr/lib/...); so are a few of the debugged process's
+ * /proc files (below). Only descriptors opened here are read or closed.
+ */
+static int file_slot(struct dbg *d, int fd)
+{
+	for (int i = 0; i < (int)(sizeof(d->files) / sizeof(d->files[0])); i++) {
+		if (d->files[i] == fd + 1)
+			return i;
+	}
+	return -1;
+}
+
+static const char *kept_copy(const struct replay_recording *rc, const char *path)
+{
+	char *real = realpath(path, NULL);
+	const char *copy = NULL;
+
+	for (size_t i = 0; rc->binds && rc->binds[i] && rc->binds[i + 1] && !copy; i += 2) {
+		if (strcmp(rc->binds[i + 1], path) == 0 ||
+		    (real && strcmp(rc->binds[i + 1], real) == 0))
+			copy = rc->binds[i];
+	}
+	free(real);
+	return copy;
+}
+
+/* gdb reads the debugged process's own /proc files by the ids the guest
+ * sees (linux-tdep.c: maps for the vDSO's range, and `info proc`): those
+ * of its threads, as PATH names them, to the host's in HOST. */
+static int guest_proc_path(struct dbg *d, const char *path, char *host, size_t size)
+{
+	static const char *const ok[] = { "maps", "smaps", "cmdline", "stat", "status", "auxv" };
+	int pid, tid, n = 0;
+	pid_t hp, ht;
+	const char *name;
+
+	if (sscanf(path, "/proc/%d/task/%d/%n", &pid, &tid, &n) == 2 && n > 0) {
+		name = path + n;
+	} else if (sscanf(path, "/proc/%d/%n", &pid, &n) == 1 && n > 0) {
+		name = path + n;
+		tid = pid;
+	} else {
+		return -1;
+	}
+	hp = host_tid(d, pid);
+	ht = host_tid(d, tid);
+	if (!hp || hp != d->tgid || !ht)
+		return -1;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (strcmp(name, ok[i]) == 0) {
+			snprintf(host, size, "/proc/%d/task/%d/%s", (int)hp, (int)ht, name);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int op_file_open(void *t, const char *path, int flags, int mode)
 {
 	struct dbg *d = t;
+	const char *copy = kept_copy(d->rc, path);
+	char proc[64];
+	int slot = file_slot(d, -1), fd; /* (-1: a free slot) */
 
-	(void)flags;
 	(void)mode;
-	for (size_t i = 0; d->rc->binds && d->rc->binds[i] && d->rc->binds[i + 1]; i += 2) {
-		if (strcmp(d->rc->binds[i + 1], path) == 0)
-			path = d->rc->binds[i];
-	}
-	{
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-		return fd < 0 ? -errno : fd;
-	}
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | O_EXCL)))
+		return -EROFS;
+	if (!copy && guest_proc_path(d, path, proc, sizeof(proc)) == 0)
+		copy = proc;
+	if (!copy)
+		return -EACCES;
+	if (slot < 0)
+		return -EMFILE;
+	fd = open(copy, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d->files[slot] = fd + 1;
+	return fd;
 }
 
 static int op_file_pread(void *t, int fd, uint8_t *buf, size_t len, uint64_t off)
 {
-	ssize_t n = pread(fd, buf, len, (off_t)off);
+	ssize_t n;
 
-	(void)t;
+	if (file_slot(t, fd) < 0)
+		return -EBADF;
+	n = pread(fd, buf, len, (off_t)off);
 	return n < 0 ? -errno : (int)n;
 }
 
 static int op_file_close(void *t, int fd)
 {
-	(void)t;
+	struct dbg *d = t;
+	int slot = file_slot(d, fd);
+
+	if (slot < 0)
+		return -EBADF;
+	d->files[slot] = 0;
 	return close(fd) < 0 ? -errno : 0;
 }
 
@@ -354,9 +430,29 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 		replay_cp_describe(d, out, size);
 		return 0;
 	}
-	if (sscanf(cmd, "goto %llu", &n) == 1) {
-		struct pos p = { .anchor = n ? AT_EVENT : AT_START, .frames = n };
+	if (strncmp(cmd, "goto", 4) == 0 && (cmd[4] == ' ' || !cmd[4])) {
+		const char *arg = cmd + 4 + strspn(cmd + 4, " ");
+		unsigned long long last = d->rc->last_event;
+		struct pos p = { .anchor = AT_EVENT };
+		char *end;
 
+		errno = 0;
+		n = strtoull(arg, &end, 10);
+		if (!isdigit((unsigned char)arg[0]) || end[strspn(end, " ")] || errno) {
+			snprintf(out, size,
+				 "hermit: cannot go to event '%s': not an event (0 to %llu)\n", arg,
+				 last);
+			return -EINVAL;
+		}
+		if (n > last) {
+			snprintf(out, size,
+				 "hermit: cannot go to event %llu: the recording ends at %llu\n", n,
+				 last);
+			return -EINVAL;
+		}
+		/* (the end is a stop of its own, before the exit's event) */
+		p.anchor = n == last && d->rc->last_is_end ? AT_EXIT : n ? AT_EVENT : AT_START;
+		p.frames = n;
 		replay_dbg_seek(d, TO_POS, &p);
 		d->requested = 1;
 		d->how = RSP_RESUME_CONT; /* no reply owed: the stop is reported by the next '?' */
@@ -368,8 +464,9 @@ static int op_monitor(void *t, const char *cmd, char *out, size_t size)
 	}
 	snprintf(out, size,
 		 "hermit monitor commands:\n  when         where the replay is\n"
-		 "  goto N       go to event N (forwards or backwards)\n"
-		 "  checkpoints  the events reverse execution starts from\n");
+		 "  goto N       go to event N, 0 to %llu (forwards or backwards)\n"
+		 "  checkpoints  the events reverse execution starts from\n",
+		 (unsigned long long)d->rc->last_event);
 	return 0;
 }
 
@@ -471,6 +568,8 @@ static void reply_stop(struct dbg *d, int vtid)
 	st.watch_addr = d->watch_addr;
 	if (d->owe_reply)
 		rsp_session_stopped(d->rsp, &st);
+	else
+		rsp_session_note_stop(d->rsp, &st); /* `monitor goto`'s: for '?' */
 	d->owe_reply = 0;
 	d->begin = 0;
 	d->sigint = 0;
@@ -531,6 +630,34 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 
 /* ---- the session: replays until gdb leaves ---- */
 
+/* The first connection on LISTEN_FD from this process's user: another
+ * user's is closed unserved (its gdb sees the connection end), with a
+ * line, and the wait goes on. The descriptor, or -1 after a message. */
+static int accept_owner(int listen_fd)
+{
+	for (;;) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), err;
+		uid_t uid;
+
+		if (fd < 0 && errno == EINTR)
+			continue;
+		if (fd < 0) {
+			hm_error("cannot accept gdb's connection: %s", hm_strerror(errno));
+			return -1;
+		}
+		err = replay_peer_uid(fd, &uid);
+		if (err == 0 && uid == getuid())
+			return fd;
+		if (err)
+			hm_error("cannot serve a connection: its owner is not known (%s)",
+				 hm_strerror(err));
+		else
+			hm_error("cannot serve a connection from uid %u: the replay is uid %u's",
+				 (unsigned)uid, (unsigned)getuid());
+		close(fd);
+	}
+}
+
 int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *source,
 		 int (*reopen)(void *ctx), void *reopen_ctx, int life_fd, int news_fd)
 {
@@ -550,11 +677,9 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 	memset(&d, 0, sizeof(d));
 	d.rc = rc;
 	replay_cp_init(&d, life_fd, news_fd);
-	d.fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (d.fd < 0) {
-		hm_error("cannot accept gdb's connection: %s", hm_strerror(errno));
+	d.fd = accept_owner(listen_fd);
+	if (d.fd < 0)
 		return HM_EXIT_INTERNAL;
-	}
 	d.ops = (struct rsp_target_ops){
 		.read_regs = op_read_regs,
 		.read_mem = op_read_mem,

@@ -111,6 +111,7 @@ struct dbg {
 	struct rsp_session *rsp;
 	struct rsp_target_ops ops;
 	const struct replay_recording *rc;
+	int files[8];			 /* descriptors vFile opened, plus one (0: free) */
 	const struct rec_dbg_stop *stop; /* while stopped */
 	pid_t tgid;			 /* the debugged process (task 0's) */
 
@@ -213,6 +214,12 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 /* While the replay runs: 1 when gdb sent Ctrl-C (stop now, with SIGINT)
  * or left (d->quit: end the run). */
 int replay_dbg_interrupted(struct dbg *d);
+
+/* ---- peer.c: who connected ---- */
+
+/* The owner of the socket at the other end of FD, a TCP connection on
+ * 127.0.0.1: 0 with *UID, or -errno (-ESRCH: it is gone). */
+int replay_peer_uid(int fd, uid_t *uid);
 
 /* ---- breakpoints.c: gdb's breakpoints in the guest ---- */
 

@@ -58,6 +58,9 @@ struct replay_recording {
 	char **binds;  /* pairs (copy in files/, original path) from manifest.json */
 	char **before; /* pairs (copy in files/ or "" when absent, path): the files the
 			* run wrote, as they were before */
+	uint64_t last_event; /* `monitor goto`'s bound: the end's event, as `monitor when`
+			      * numbers it (or the last frame of a log cut short) */
+	int last_is_end;     /* the log has its end frame: last_event is the end */
 };
 
 /* Open recording ID of DATADIR. 0, or -errno with a one-line message printed. */

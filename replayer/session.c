@@ -118,6 +118,8 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 			  (unsigned long long)check.frames);
 	rc->opts.mode = REC_MODE_REPLAY;
 	rc->opts.quiet = o->quiet;
+	rc->last_event = check.complete && check.frames ? check.frames - 1 : check.frames;
+	rc->last_is_end = check.complete && check.frames;
 	if (!rc->opts.namespaces)
 		rc->opts.binds = rc->opts.before = NULL; /* no mount namespace for them */
 	return 0;
@@ -297,7 +299,48 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 	return status;
 }
 
-#define GDB_HOOKS "define hookpost-monitor\nmaintenance flush register-cache\nend\n"
+/*
+ * After `monitor goto`, gdb's registers and frames are stale and RSP cannot
+ * tell it: every monitor command flushes them (hermit-sync). And the thread
+ * gdb has selected may not exist at the new event (not yet, or no more):
+ * then hermit-sync selects the stop's thread ('?' names it), or else the
+ * first one alive, as a stop would. That needs gdb's Python ($_streq is
+ * one of its functions, tested here before there are registers to read);
+ * without it hermit-sync only flushes, and `thread N` does the rest.
+ */
+#define GDB_HOOKS                                                                                  \
+	"define hermit-sync\n"                                                                     \
+	"maintenance flush register-cache\n"                                                       \
+	"end\n"                                                                                    \
+	"if !$_isvoid($_streq)\n"                                                                  \
+	"python\n"                                                                                 \
+	"import re\n"                                                                              \
+	"class HermitSync(gdb.Command):\n"                                                         \
+	"    def __init__(self):\n"                                                                \
+	"        super().__init__('hermit-sync', gdb.COMMAND_MAINTENANCE)\n"                       \
+	"    def invoke(self, arg, from_tty):\n"                                                   \
+	"        try:\n"                                                                           \
+	"            gdb.execute('maintenance flush register-cache', to_string=True)\n"            \
+	"            gdb.selected_frame()\n"                                                       \
+	"            return\n"                                                                     \
+	"        except gdb.error:\n"                                                              \
+	"            pass\n"                                                                       \
+	"        inf = gdb.selected_inferior()\n"                                                  \
+	"        if inf.pid == 0:\n"                                                               \
+	"            return\n"                                                                     \
+	"        gdb.execute('info threads', to_string=True)\n"                                    \
+	"        stop = gdb.execute('maintenance packet ?', to_string=True)\n"                     \
+	"        m = re.search(r'thread:(?:p[0-9a-f]+\\.)?([0-9a-f]+)', stop)\n"                   \
+	"        live = sorted((t for t in inf.threads() if t.is_valid()), key=lambda t: t.num)\n" \
+	"        pick = [t for t in live if m and t.ptid[1] == int(m.group(1), 16)] + live\n"      \
+	"        if pick:\n"                                                                       \
+	"            gdb.execute('thread %d' % pick[0].num)\n"                                     \
+	"HermitSync()\n"                                                                           \
+	"end\n"                                                                                    \
+	"end\n"                                                                                    \
+	"define hookpost-monitor\n"                                                                \
+	"hermit-sync\n"                                                                            \
+	"end\n"
 
 int replay_gdb(const struct replay_options *o)
 {
@@ -333,9 +376,7 @@ int replay_gdb(const struct replay_options *o)
 			char hooks[32] = "/dev/null";
 			int h = memfd_create("hermit-gdb-hooks", 0);
 
-			/* After `monitor goto`, gdb's registers and frames are
-			 * stale and RSP cannot tell it: every monitor command
-			 * flushes them (a script in a memfd: gdb seeks in it). */
+			/* The hooks above, in a memfd (gdb seeks in it). */
 			if (h >= 0 && write(h, GDB_HOOKS, sizeof(GDB_HOOKS) - 1) ==
 					      (ssize_t)sizeof(GDB_HOOKS) - 1)
 				snprintf(hooks, sizeof(hooks), "/dev/fd/%d", h);
@@ -360,6 +401,8 @@ int replay_gdb(const struct replay_options *o)
 		status = HM_EXIT_INTERNAL;
 		goto out_gdb;
 	}
+	/* gdb on this terminal: its Ctrl-C is gdb's to turn into a stop. */
+	rc.opts.debugger_has_terminal = gdb > 0;
 	status = serve_replay(&rc, fd, &source, &rw);
 	replay_log_close(src.log);
 out_gdb:

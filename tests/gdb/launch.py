@@ -3,7 +3,9 @@
 # command a user types): gdb is already connected to the recording of
 # tests/guests/gdbtwo, `monitor goto` leaves no stale registers behind
 # (hermit hands gdb a hook that flushes them after each monitor command),
-# and `run` starts the replay over.
+# nor a selected thread that does not exist at the new event; `monitor
+# goto` refuses what is not an event of the recording; and `run` starts
+# the replay over.
 import os
 import re
 import sys
@@ -47,6 +49,41 @@ try:
     run("continue")
     check(gdb.selected_frame().name() == "bump", "continue after goto stopped in %s"
           % gdb.selected_frame().name())
+    # Back to event 5, where the thread gdb has selected (a worker, in
+    # bump) does not exist yet: gdb must end up in a live thread whose
+    # registers it reads (the stop's, the main thread), not "Could not
+    # read registers".
+    worker = gdb.selected_thread()
+    check(worker.num != 1, "the hit is in thread %d" % worker.num)
+    run("monitor goto 5")
+    check(when().startswith("event 5 "), "after monitor goto 5: " + when())
+    try:
+        run("info registers rip")
+        frame = gdb.selected_frame().name()
+    except gdb.error as e:
+        fail("after monitor goto 5 from thread %d: %s" % (worker.num, e))
+    check(gdb.selected_thread().num == 1 and gdb.selected_thread().is_valid(),
+          "after monitor goto 5 gdb is in thread %d" % gdb.selected_thread().num)
+    check(pc() != 0 and frame is not None, "no frame at event 5")
+    # Bad events: an error (a script stops there), and the replay stays
+    # where it was (gdb.sh checks the one-line messages in gdb's output).
+    for arg in ("-1", "abc", "5x", "", "99999999", "18446744073709551616"):
+        try:
+            gdb.execute("monitor goto " + arg)  # its message to gdb's output
+            fail("monitor goto %r was taken" % arg)
+        except gdb.error:
+            pass
+        check(when().startswith("event 5 "), "after monitor goto %r: %s" % (arg, when()))
+    # The end is an event too, the one `monitor when` names there.
+    run("delete")
+    run("continue")
+    end = when()
+    m = re.match(r"event (\d+), the end", end)
+    check(m is not None, "continue without breakpoints stopped at %r" % end)
+    run("monitor goto 5")
+    run("monitor goto " + m.group(1))
+    check(when() == end, "monitor goto %s went to %r, not %r" % (m.group(1), when(), end))
+    run("break bump")
     # `run` again: gdb kills (vKill, the session stays), starts over
     # (vRun), writing orig_rax = -1 with the entry's pc as it does, and
     # runs to the first hit.

@@ -10,7 +10,9 @@
 # made wherever they can be; `hermit replay` starting gdb itself
 # (tests/gdb/launch.py); ls and python3 (tests/gdb/real.py);
 # tests/gdb/checkpoints.py on a long one-thread program, with and without
-# checkpoints; and Ctrl-C (tests/gdb/interrupt.py).
+# checkpoints; Ctrl-C (tests/gdb/interrupt.py, and on the terminal of the
+# gdb hermit starts: tests/gdb/ctrlc.py); and only the owner served,
+# vFile only on the recording's files (tests/gdb/owner.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -52,7 +54,7 @@ serve() {
 	fi
 	if [ "${RAW:-0}" = 1 ]; then
 		HERMIT_GDB_PORT=$port timeout -k 5 120 python3 "$TESTS_SRCDIR/gdb/$script" \
-			>"$WORK/$name.out" 2>&1
+			"$program" >"$WORK/$name.out" 2>&1
 	else
 		HERMIT_GDB_PORT=$port timeout -k 5 300 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
 			"$program" >"$WORK/$name.out" 2>&1
@@ -64,6 +66,9 @@ serve() {
 }
 
 serve replay replay.py "$GUESTS/gdbtwo"
+# Only its owner is served (another uid's connection is closed unserved),
+# and vFile opens only the recording's files, read-only (tests/gdb/owner.py).
+RAW=1 serve owner owner.py "$GUESTS/gdbtwo"
 # The same, with a checkpoint wherever one can be made (before the
 # workers start and after they end): every search and seek that can
 # starts from one, and the answers must not change.
@@ -81,6 +86,14 @@ timeout -k 5 120 "$HERMIT" replay --gdb "$WORK/gdb-batch" >"$WORK/launch.out" 2>
 st=$?
 [ "$st" = 0 ] && grep -qx PASS "$WORK/launch.out" ||
 	{ cat "$WORK/launch.out" "$WORK/launch.err" >&2; fail "hermit replay with gdb: exit $st"; }
+# monitor goto's refusals: one line each, saying why (gdb prints the
+# stub's console output on its stderr).
+for line in "hermit: cannot go to event '-1': not an event (0 to [0-9]*)" \
+	"hermit: cannot go to event 'abc': not an event (0 to [0-9]*)" \
+	"hermit: cannot go to event 99999999: the recording ends at [0-9]*"; do
+	cat "$WORK/launch.out" "$WORK/launch.err" | grep -qx "$line" ||
+		{ cat "$WORK/launch.err" >&2; fail "hermit replay with gdb: no line '$line'"; }
+done
 
 # Real programs, not built for the tests: coreutils' ls and python3 (the
 # system's: gdb needs the ELF file, not a wrapper script), with a
@@ -147,6 +160,21 @@ n=$(grep -c '^ticks 6000$' "$WORK/ticks.serve")
 # gdb's Ctrl-C (tests/gdb/interrupt.py, raw RSP) stops a continue and a
 # reverse-continue's search where they are, with SIGINT.
 RAW=1 serve ticks-interrupt interrupt.py "$GUESTS/ticks"
+# Ctrl-C on the terminal of the gdb that `hermit replay` starts (a pty;
+# tests/gdb/ctrlc.py) stops the replay in gdb, as 0x03 does, and ends
+# nothing: the terminal's SIGINT reaches hermit and the guest too.
+export HERMIT_DATA_DIR="$WORK/ticks-long"
+hm "$WORK/rec-long" record start -- "$GUESTS/ticks" 100000
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec-long.err" >&2; fail "recording ticks 100000 exited $st"; }
+printf '#!/bin/sh\nexec gdb -nx -ex "set pagination off" -ex "set confirm off" "$@"\n' \
+	>"$WORK/gdb-tty"
+chmod +x "$WORK/gdb-tty"
+timeout -k 5 300 python3 "$TESTS_SRCDIR/gdb/ctrlc.py" "$HERMIT" ticks-0 "$WORK/gdb-tty" \
+	>"$WORK/ctrlc.out" 2>&1
+st=$?
+[ "$st" = 0 ] && grep -qx PASS "$WORK/ctrlc.out" ||
+	{ cat "$WORK/ctrlc.out" >&2; fail "Ctrl-C in hermit replay's gdb ($st)"; }
 
 # The same loop in a thread of its own, beside the main thread (joining
 # it) and two waiting on a condition variable: checkpoints are made while
