@@ -587,13 +587,41 @@ static void not_yet(struct task *t, const struct rec_syscall *row)
 	rec_resume(t, RESUME_SYSCALL, 0);
 }
 
-void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
+/*
+ * Replay: call C of T (ROW), at its entry, is not run: the recorded bytes
+ * and result are the answer. RETRIED: it was parked before and finishes
+ * now, as in the recording.
+ */
+static void answer(struct rec *r, struct task *t, const struct rec_syscall *row, int retried)
 {
 	struct rec_call *c = &t->call;
 	const struct rec_event_record *ev;
 	const unsigned char *p;
 	size_t n;
-	int retried;
+
+	c->regs.orig_rax = (uint64_t)-1;
+	if (retried) {
+		t->retrying = 0;
+		r->progress++;
+	}
+	c->ret = 0;
+	if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
+		return;
+	write_output(t, row, c, p, n);
+	c->ret = (long)REC_EV_RET(ev);
+	r->opts->source->take(r->opts->source->ctx);
+	r->frames++;
+	c->regs.rax = (uint64_t)c->ret;
+	tracer_set_regs(t->tid, &c->regs);
+	if (retried)
+		rec_go_on(r, t, RESUME_CONT); /* as a retried call's exit does */
+	else
+		rec_resume(t, RESUME_CONT, 0);
+}
+
+void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
+{
+	struct rec_call *c = &t->call;
 
 	if (row->sent != SENT_NONE) {
 		t->sends_out = rec_fd_to_outside(r, t->tid, (int)c->args[0]);
@@ -603,33 +631,26 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 			return;
 		}
 	}
+	if (rec_fs_answered(c->nr) || rec_fs_runs(c->nr)) {
+		/* The file system (fsstate.c): a look is answered from the log;
+		 * a change runs in the replay's view, its result the log's. */
+		rec_fs_entry(r, t, c);
+		if (r->opts->mode == REC_MODE_REPLAY && rec_fs_answered(c->nr)) {
+			answer(r, t, row, 0);
+			return;
+		}
+		t->pending = row;
+		t->hidden = 1;
+		rec_resume(t, RESUME_SYSCALL, 0);
+		return;
+	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
 	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
 		if (rec_replay_not_next(r, t)) {
 			not_yet(t, row);
 			return;
 		}
-		c->regs.orig_rax = (uint64_t)-1;
-		retried = t->retrying;
-		if (retried) {
-			/* parked before: now it finishes, as in the recording */
-			t->retrying = 0;
-			r->progress++;
-		}
-		/* Not run: the recorded bytes are the answer. */
-		c->ret = 0;
-		if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
-			return;
-		write_output(t, row, c, p, n);
-		c->ret = (long)REC_EV_RET(ev);
-		r->opts->source->take(r->opts->source->ctx);
-		r->frames++;
-		c->regs.rax = (uint64_t)c->ret;
-		tracer_set_regs(t->tid, &c->regs);
-		if (retried)
-			rec_go_on(r, t, RESUME_CONT); /* as a retried call's exit does */
-		else
-			rec_resume(t, RESUME_CONT, 0);
+		answer(r, t, row, t->retrying);
 		return;
 	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out == OUT_RET)
@@ -675,8 +696,13 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		hm_buf_reset(&r->payload);
 		read_output(t, row, c, c->ret, &r->payload);
 		log_input(r, t, c);
+		rec_fs_exit(r, t, c);
 	} else if (recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n)) {
 		write_output(t, row, c, p, n);
+		if ((long)REC_EV_RET(ev) != c->ret && rec_fs_runs(c->nr))
+			hm_debug("task %d: %s returned %ld in the replay's view, %ld in the "
+				 "recording: the recording's result stands",
+				 t->index, row->name, c->ret, (long)REC_EV_RET(ev));
 		if ((long)REC_EV_RET(ev) != c->ret) {
 			regs.rax = (uint64_t)REC_EV_RET(ev);
 			tracer_set_regs(t->tid, &regs);
@@ -684,161 +710,6 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		r->opts->source->take(r->opts->source->ctx);
 		r->frames++;
 	}
-}
-
-/* ---- files ---- */
-
-/*
- * Keep a copy of PATH: never a hard link to the original, which a rebuild
- * that writes in place would change under the recording (and whose link
- * count other programs see). One copy per content in objects/, hard-linked
- * into the recording's files/, so recordings share what they have in
- * common; a copy into files/ where that cannot be.
- */
-static int store(struct rec_files *f, const char *path, char hex[65], uint64_t *size)
-{
-	char obj[4096 + 80], mine[4096 + 80];
-	int err;
-
-	if (!f->objects)
-		return hm_store_copy(f->dir, path, hex, size);
-	err = hm_store_copy(f->objects, path, hex, size);
-	if (err)
-		return err;
-	snprintf(obj, sizeof(obj), "%s/%s", f->objects, hex);
-	snprintf(mine, sizeof(mine), "%s/%s", f->dir, hex);
-	if (link(obj, mine) == 0 || errno == EEXIST)
-		return 0;
-	return hm_store_copy(f->dir, obj, hex, size);
-}
-
-int rec_files_add(struct rec_files *f, const char *path)
-{
-	struct stat st;
-	char hex[65];
-	uint64_t size;
-	int err;
-
-	if (!f || !f->dir || path[0] != '/' || strstr(path, " (deleted)"))
-		return 0;
-	for (size_t i = 0; i < f->n; i++) {
-		if (strcmp(f->entries[i].path, path) == 0)
-			return 0;
-	}
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0; /* devices, /proc files: nothing to keep */
-	err = store(f, path, hex, &size);
-	if (err) {
-		if (!f->failed)
-			hm_warn("cannot copy '%s' into the recording: %s", path, hm_strerror(err));
-		f->failed = err;
-		return err;
-	}
-	f->entries = xrealloc(f->entries, (f->n + 1) * sizeof(*f->entries));
-	f->entries[f->n].path = xstrdup(path);
-	memcpy(f->entries[f->n].sha256, hex, sizeof(hex));
-	f->entries[f->n].size = size;
-	f->n++;
-	return 0;
-}
-
-void rec_files_free(struct rec_files *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->entries[i].path);
-	for (size_t i = 0; i < f->nbefore; i++)
-		free(f->before[i].path);
-	free(f->entries);
-	free(f->before);
-	f->entries = NULL;
-	f->before = NULL;
-	f->n = f->nbefore = 0;
-}
-
-/* Files larger than this are not kept as they were before a write. */
-#define BEFORE_MAX (64ull << 20)
-
-void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c)
-{
-	struct rec_files *f = r->opts->files;
-	int at = c->nr == SYS_openat;
-	int flags = (int)c->args[at ? 2 : 1];
-	char name[4096], base[4096], path[8192 + 2];
-	struct rec_file_entry e = { 0 };
-	struct stat st;
-	int err;
-
-	if (!f || !rec_open_writes(flags))
-		return;
-	if (tracer_read_str(t->tid, c->args[at ? 1 : 0], name, sizeof(name)) < 0 || !*name)
-		return;
-	if (name[0] == '/') {
-		snprintf(path, sizeof(path), "%s", name);
-	} else {
-		char link[64];
-		ssize_t n;
-
-		if (at && (int)c->args[0] != AT_FDCWD)
-			snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->tid, (int)c->args[0]);
-		else
-			snprintf(link, sizeof(link), "/proc/%d/cwd", t->tid);
-		n = readlink(link, base, sizeof(base) - 1);
-		if (n <= 0 || base[0] != '/')
-			return;
-		base[n] = 0;
-		snprintf(path, sizeof(path), "%s/%s", strcmp(base, "/") ? base : "", name);
-	}
-	if (strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/", 5) == 0 ||
-	    strncmp(path, "/sys/", 5) == 0)
-		return;
-	for (size_t i = 0; i < f->nbefore; i++) {
-		if (strcmp(f->before[i].path, path) == 0)
-			return; /* its state before the run is known */
-	}
-	if (stat(path, &st) < 0) {
-		if (errno != ENOENT)
-			return;
-	} else if (!S_ISREG(st.st_mode)) {
-		return;
-	} else if ((uint64_t)st.st_size > BEFORE_MAX) {
-		hm_warn("'%s' is too large to keep as it was before the run wrote it", path);
-		return;
-	} else {
-		err = store(f, path, e.sha256, &e.size);
-		if (err) {
-			if (!f->failed)
-				hm_warn("cannot copy '%s' into the recording: %s", path,
-					hm_strerror(err));
-			f->failed = err;
-			return;
-		}
-	}
-	e.path = xstrdup(path);
-	f->before = xrealloc(f->before, (f->nbefore + 1) * sizeof(*f->before));
-	f->before[f->nbefore++] = e;
-}
-
-void rec_capture_exec(struct rec *r, struct task *t)
-{
-	char path[64], line[4096 + 128];
-	FILE *maps;
-
-	if (r->opts->mode != REC_MODE_RECORD || !r->opts->files)
-		return;
-	/* The program and its interpreter, mapped by the kernel. */
-	snprintf(path, sizeof(path), "/proc/%d/maps", t->tid);
-	maps = fopen(path, "re");
-	if (!maps)
-		return;
-	while (fgets(line, sizeof(line), maps)) {
-		char *file = strchr(line, '/');
-
-		if (!file)
-			continue;
-		file[strcspn(file, "\n")] = 0;
-		rec_files_add(r->opts->files, file);
-	}
-	fclose(maps);
 }
 
 void rec_diverged(struct rec *r, const struct rec_event_record *want,

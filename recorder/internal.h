@@ -123,6 +123,8 @@ struct task {
 	int kill_held;		   /* held at its SIGKILL's exit until those it killed
 				    * are gone (sys_kill.c) */
 	int doomed;		   /* a guest's SIGKILL kills it; not reaped yet */
+	long fs_noted[2];	   /* record: the entries of rec_files' before its current
+				    * file-system call noted (fsstate.c), -1: none */
 };
 
 enum rec_timer_kind {
@@ -341,9 +343,24 @@ int rec_fd_to_outside(const struct rec *r, pid_t tid, int fd);
 uint64_t rec_sent_digest(const struct task *t, const struct rec_syscall *row,
 			 const struct rec_call *c);
 
-/* Record: an open (C) that may write a file: keep the file as it was
- * before the run's first such open, or that it did not exist. */
+/* fsstate.c: what the run found on the file system. Record: note the
+ * path open (or creat) C names as it is now, with its content when C may
+ * write it, unless the run knew it before. */
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
+/* Whether syscall NR only looks at the file system (a replay answers it
+ * from the log without running it), or changes it or needs its paths as
+ * they were (a replay runs it, its result the log's). */
+int rec_fs_answered(long nr);
+int rec_fs_runs(long nr);
+/* The path call C names at ADDR relative to folder descriptor DIRFD
+ * (AT_FDCWD: T's working folder), absolute and lexically normal ("." and
+ * ".." taken out), into OUT. ADDR 0: DIRFD's own path. 0 or -errno. */
+int rec_fs_path(pid_t tid, int dirfd, uint64_t addr, char *out, size_t size);
+/* Record, at the entry of a file-system call C of T: note its paths as
+ * they are, before it runs; at its exit, mark what it made, moved or
+ * removed as the run's own. Nothing in other modes. */
+void rec_fs_entry(struct rec *r, struct task *t, const struct rec_call *c);
+void rec_fs_exit(struct rec *r, struct task *t, const struct rec_call *c);
 /* Replay, T in a call answered from the log that waited on the outside in
  * the recording: whether the log's next event is another task's (so the
  * recording parked T there). Never when T runs because nothing else can. */

@@ -66,6 +66,7 @@ struct rec_source {
 };
 
 struct rec_log; /* evlog.c: the event-log writer */
+struct tracer_path; /* tracer/tracer.h: a path as a recorded run found it */
 
 /* Record: the folder files the run maps are copied into (files/), and
  * what was copied (path -> sha256), for manifest.json. */
@@ -75,12 +76,17 @@ struct rec_files {
 			      * files/ of every recording hard-links (NULL: copy into dir) */
 	struct rec_file_entry {
 		char *path;
-		char sha256[65];
+		char sha256[65]; /* of the copy; "" when none was kept */
 		uint64_t size;
+		int kind;      /* before: enum tracer_path_kind */
+		unsigned mode; /* before: permission bits */
+		char *target;  /* before, a symbolic link: where it points */
+		int changed;   /* before: the run made, moved or removed it: what
+				   * lies below it is the run's own */
 	} * entries;
 	size_t n;
-	struct rec_file_entry *before; /* files as they were before the run first opened
-					* them for writing; sha256 "" when absent */
+	struct rec_file_entry *before; /* paths as the run first found them (capture.c,
+					* fsstate.c), in that order */
 	size_t nbefore;
 	int failed; /* -errno of the first copy that failed, else 0 */
 };
@@ -186,8 +192,9 @@ struct rec_options {
 	const char *cwd;	   /* the guest's working folder; NULL: hermit's */
 	char *const *binds;  /* replay: pairs (copy, original path), NULL-ended, to put in place of
 			     * the originals in the guest's mount namespace */
-	char *const *before; /* replay: pairs (copy or "", path): files as they were before
-			      * the recorded run wrote them ("": absent) */
+	const struct tracer_path *before; /* replay: the paths the recorded run touched,
+					   * as it first found them (tracer/tracer.h) */
+	size_t nbefore;
 	int quiet;	     /* replay -q: the guest's stdout and stderr go to /dev/null */
 	const struct rec_debugger *debugger; /* replay: a debugger drives it (NULL: none) */
 	const int *fds; /* replay: the descriptors the recorded guest started with,

@@ -56,8 +56,8 @@ struct replay_recording {
 	char **argv, **envp, *cwd;
 	int *fds;      /* the descriptors the guest started with, ended by -1 */
 	char **binds;  /* pairs (copy in files/, original path) from manifest.json */
-	char **before; /* pairs (copy in files/ or "" when absent, path): the files the
-			* run wrote, as they were before */
+	struct tracer_path *before; /* the paths the run touched, as it first found them */
+	size_t nbefore;
 };
 
 /* Open recording ID of DATADIR. 0, or -errno with a one-line message printed. */

@@ -118,8 +118,11 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 			  (unsigned long long)check.frames);
 	rc->opts.mode = REC_MODE_REPLAY;
 	rc->opts.quiet = o->quiet;
-	if (!rc->opts.namespaces)
-		rc->opts.binds = rc->opts.before = NULL; /* no mount namespace for them */
+	if (!rc->opts.namespaces) {
+		rc->opts.binds = NULL; /* no mount namespace for them */
+		rc->opts.before = NULL;
+		rc->opts.nbefore = 0;
+	}
 	return 0;
 bad:
 	replay_recording_free(rc);
