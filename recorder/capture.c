@@ -294,6 +294,9 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 	case OUT_MMSG:
 		read_mmsg(t, addr, ret, out);
 		return;
+	case OUT_XFER:
+		rec_xfer_bytes(t, ret, out);
+		return;
 	case OUT_POLL: {
 		uint64_t at[3];
 		size_t len[3];
@@ -644,6 +647,20 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		rec_resume(t, RESUME_SYSCALL, 0);
 		return;
 	}
+	if (row->out == OUT_XFER) {
+		if (r->opts->mode == REC_MODE_RECORD) {
+			rec_xfer_entry(t, c);
+		} else if (rec_xfer_emulates(r, t, c)) {
+			/* skipped: its exit puts the recorded bytes in place */
+			c->regs.orig_rax = (uint64_t)-1;
+			tracer_set_regs(t->tid, &c->regs);
+			t->xfer_emulated = 1;
+		}
+		t->pending = row;
+		t->hidden = 1;
+		rec_resume(t, RESUME_SYSCALL, 0);
+		return;
+	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
 	    rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
 		if (rec_replay_not_next(r, t)) {
@@ -698,7 +715,11 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		log_input(r, t, c);
 		rec_fs_exit(r, t, c);
 	} else if (recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n)) {
-		write_output(t, row, c, p, n);
+		if (row->out != OUT_XFER)
+			write_output(t, row, c, p, n);
+		else if (t->xfer_emulated)
+			rec_xfer_apply(t, c, (long)REC_EV_RET(ev), p, n);
+		t->xfer_emulated = 0;
 		if ((long)REC_EV_RET(ev) != c->ret && rec_fs_runs(c->nr))
 			hm_debug("task %d: %s returned %ld in the replay's view, %ld in the "
 				 "recording: the recording's result stands",

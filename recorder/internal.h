@@ -125,6 +125,10 @@ struct task {
 	int doomed;		   /* a guest's SIGKILL kills it; not reaped yet */
 	long fs_noted[2];	   /* record: the entries of rec_files' before its current
 				    * file-system call noted (fsstate.c), -1: none */
+	int xfer_side;		   /* record: the descriptor whose bytes a transfer
+				    * moved can be read from after it (xfer.c), -1: none */
+	uint64_t xfer_pos;	   /* ... from this offset */
+	int xfer_emulated;	   /* replay: the transfer was skipped, the log answers */
 };
 
 enum rec_timer_kind {
@@ -236,6 +240,7 @@ enum rec_out {
 	OUT_POLL,  /* poll family: revents, fd_sets or epoll events (sys_poll.c), kept
 		    * only for calls that watch the outside; the row's exit runs after */
 	OUT_VAL,   /* nothing in memory: the result alone (lseek) */
+	OUT_XFER,  /* copy_file_range, sendfile, splice, tee: the bytes moved (xfer.c) */
 };
 
 /* What a syscall sends outside, whose digest a log keeps (sent.c). */
@@ -334,6 +339,21 @@ static inline int rec_open_writes(long flags)
 {
 	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
 }
+
+/* xfer.c: transfers between descriptors. Whether NR is one. */
+int rec_xfer_call(long nr);
+/* Record, at the entry of transfer C of T: note which side's bytes can be
+ * read after it, and from where; at its exit (result RET), append them
+ * to OUT. */
+void rec_xfer_entry(struct task *t, const struct rec_call *c);
+void rec_xfer_bytes(const struct task *t, long ret, struct hm_buf *out);
+/* Replay: whether transfer C of T is answered from the log rather than
+ * run (its source is a file, or outside the guest). */
+int rec_xfer_emulates(const struct rec *r, const struct task *t, const struct rec_call *c);
+/* Replay, at the exit of a skipped transfer C of T: write the N recorded
+ * bytes P to its destination and move its offsets by RET, as it did. */
+void rec_xfer_apply(struct task *t, const struct rec_call *c, long ret, const unsigned char *p,
+		    size_t n);
 
 /* sent.c: whether descriptor FD of task TID leads outside the guest for
  * a write: anything but the guest's own pipes, sockets and eventfds. */

@@ -188,6 +188,12 @@ static const struct rec_syscall table[] = {
 	{ SYS_listxattr, "listxattr", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_llistxattr, "llistxattr", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_flistxattr, "flistxattr", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	/* transfers between descriptors, past the guest's memory (xfer.c) */
+	{ SYS_copy_file_range, "copy_file_range", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG,
+	  SENT_NONE, 0, 0 },
+	{ SYS_sendfile, "sendfile", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_splice, "splice", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_tee, "tee", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	/* SIGKILL to another process: held until it is gone (sys_kill.c) */
 	{ SYS_kill, "kill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 2,
 	  SIGKILL },
