@@ -642,6 +642,9 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 			answer(r, t, row, 0);
 			return;
 		}
+		/* A checkpoint made before would see the change (checkpoint.c). */
+		if (r->opts->debugger && c->nr != SYS_chdir)
+			rec_cp_files_written(r);
 		t->pending = row;
 		t->hidden = 1;
 		rec_resume(t, RESUME_SYSCALL, 0);
@@ -655,6 +658,8 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 			c->regs.orig_rax = (uint64_t)-1;
 			tracer_set_regs(t->tid, &c->regs);
 			t->xfer_emulated = 1;
+			if (r->opts->debugger)
+				rec_cp_files_written(r); /* it may write a file */
 		}
 		t->pending = row;
 		t->hidden = 1;
