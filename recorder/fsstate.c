@@ -212,16 +212,6 @@ int rec_fs_path(pid_t tid, int dirfd, uint64_t addr, char *out, size_t size)
 	return 0;
 }
 
-/* Whether PATH lies at or below DIR. */
-static int at_or_below(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1)
-		return 1; /* "/" */
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
-}
-
 /* ---- copies ---- */
 
 /*
@@ -289,9 +279,11 @@ void rec_files_free(struct rec_files *f)
 	}
 	free(f->entries);
 	free(f->before);
+	free(f->index);
 	f->entries = NULL;
 	f->before = NULL;
-	f->n = f->nbefore = 0;
+	f->index = NULL;
+	f->n = f->nbefore = f->icap = 0;
 }
 
 /* ---- the state before ---- */
@@ -303,12 +295,60 @@ static int skipped(const char *path)
 	       strncmp(path, "/sys/", 5) == 0 || strcmp(path, "/sys") == 0;
 }
 
+/* The slot of PATH (LEN bytes) in F's index: its entry, or a free one. */
+static long *slot(const struct rec_files *f, const char *path, size_t len)
+{
+	size_t mask = f->icap - 1;
+
+	for (size_t i = hm_fnv1a(HM_FNV1A_INIT, path, len) & mask;; i = (i + 1) & mask) {
+		long *s = &f->index[i];
+
+		if (*s < 0 ||
+		    (strncmp(f->before[*s].path, path, len) == 0 && !f->before[*s].path[len]))
+			return s;
+	}
+}
+
+/* The entry of PATH's first LEN bytes, -1 when it is not known. */
+static long find(const struct rec_files *f, const char *path, size_t len)
+{
+	return f->icap ? *slot(f, path, len) : -1;
+}
+
 static long add_entry(struct rec_files *f, const struct rec_file_entry *e)
 {
+	if ((f->nbefore + 1) * 2 > f->icap) {
+		size_t cap = f->icap ? f->icap * 2 : 256;
+
+		free(f->index);
+		f->index = xmalloc(cap * sizeof(*f->index));
+		for (size_t i = 0; i < cap; i++)
+			f->index[i] = -1;
+		f->icap = cap;
+		for (size_t i = 0; i < f->nbefore; i++)
+			*slot(f, f->before[i].path, strlen(f->before[i].path)) = (long)i;
+	}
 	f->before = xrealloc(f->before, (f->nbefore + 1) * sizeof(*f->before));
 	f->before[f->nbefore] = *e;
 	f->before[f->nbefore].path = xstrdup(e->path);
+	*slot(f, e->path, strlen(e->path)) = (long)f->nbefore;
 	return (long)f->nbefore++;
+}
+
+/* Whether PATH lies below (or is) a path the run made, moved or removed,
+ * or one noted absent. */
+static int runs_own(const struct rec_files *f, const char *path)
+{
+	for (size_t len = 1; path[len - 1]; len++) {
+		long i;
+
+		if (path[len] != '/' && path[len])
+			continue;
+		i = find(f, path, len);
+		if (i >= 0 && (f->before[i].changed || f->before[i].kind == TRACER_PATH_ABSENT))
+			return 1;
+	}
+	return 0;
 }
 
 /*
@@ -329,15 +369,9 @@ static long note(struct rec_files *f, const char *path, int keep)
 
 	if (skipped(path))
 		return -1;
-	for (size_t i = 0; i < f->nbefore; i++) {
-		const struct rec_file_entry *b = &f->before[i];
-
-		if (strcmp(b->path, path) == 0)
-			known = (long)i;
-		else if ((b->changed || b->kind == TRACER_PATH_ABSENT) &&
-			 at_or_below(path, b->path))
-			return -1; /* the run's own */
-	}
+	known = find(f, path, strlen(path));
+	if (known < 0 && runs_own(f, path))
+		return -1;
 	if (known >= 0) {
 		struct rec_file_entry *b = &f->before[known];
 
@@ -354,11 +388,8 @@ static long note(struct rec_files *f, const char *path, int keep)
 		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
 		note(f, parent, 0);
 		/* Below a path noted absent: absent too, the replay removes it. */
-		for (size_t i = 0; i < f->nbefore; i++) {
-			if (f->before[i].kind == TRACER_PATH_ABSENT &&
-			    at_or_below(path, f->before[i].path))
-				return -1;
-		}
+		if (runs_own(f, path))
+			return -1;
 	}
 	e.path = (char *)path;
 	if (lstat(path, &st) < 0) {

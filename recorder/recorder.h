@@ -88,6 +88,9 @@ struct rec_files {
 	struct rec_file_entry *before; /* paths as the run first found them (capture.c,
 					* fsstate.c), in that order */
 	size_t nbefore;
+	long *index;	 /* fsstate.c: before's entries by path hash (open addressing,
+			  * -1: free), ICAP slots */
+	size_t icap;
 	int failed; /* -errno of the first copy that failed, else 0 */
 };
 
