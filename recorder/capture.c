@@ -102,25 +102,6 @@ static void read_iov(struct task *t, uint64_t iov_addr, size_t cnt, size_t left,
 	}
 }
 
-/* Scatter N bytes of P over the CNT iovecs at IOV_ADDR. */
-static int write_iov(struct task *t, uint64_t iov_addr, size_t cnt, const unsigned char *p,
-		     size_t n)
-{
-	for (size_t i = 0; i < cnt && i < MAX_IOV && n; i++) {
-		struct iovec iov;
-		size_t m;
-
-		if (tracer_read_mem(t->tid, iov_addr + i * sizeof(iov), &iov, sizeof(iov)) < 0)
-			return -EFAULT;
-		m = iov.iov_len < n ? iov.iov_len : n;
-		if (tracer_write_mem(t->tid, (uint64_t)iov.iov_base, p, m) < 0)
-			return -EFAULT;
-		p += m;
-		n -= m;
-	}
-	return 0;
-}
-
 /* Bounds of what a recvmsg record keeps of the address and control data. */
 #define MSG_NAME_MAX	128
 #define MSG_CONTROL_MAX 4096
@@ -158,53 +139,6 @@ static void read_msg(struct task *t, uint64_t addr, size_t ret, struct hm_buf *o
 	read_iov(t, (uint64_t)mh.msg_iov, mh.msg_iovlen, ret, out);
 }
 
-static int write_msg(struct task *t, uint64_t addr, const unsigned char *p, size_t n)
-{
-	struct msghdr rec, mh;
-
-	if (n < sizeof(rec) || tracer_read_mem(t->tid, addr, &mh, sizeof(mh)) < 0)
-		return -EFAULT;
-	memcpy(&rec, p, sizeof(rec));
-	p += sizeof(rec);
-	n -= sizeof(rec);
-	if (rec.msg_namelen > n || rec.msg_controllen > n - rec.msg_namelen)
-		return -EFAULT; /* not what read_msg wrote */
-	if (mh.msg_name && rec.msg_namelen)
-		tracer_write_mem(t->tid, (uint64_t)mh.msg_name, p, rec.msg_namelen);
-	p += rec.msg_namelen;
-	n -= rec.msg_namelen;
-	if (mh.msg_control && rec.msg_controllen)
-		tracer_write_mem(t->tid, (uint64_t)mh.msg_control, p, rec.msg_controllen);
-	p += rec.msg_controllen;
-	n -= rec.msg_controllen;
-	mh.msg_namelen = rec.msg_namelen;
-	mh.msg_controllen = rec.msg_controllen;
-	mh.msg_flags = rec.msg_flags;
-	if (tracer_write_mem(t->tid, addr, &mh, sizeof(mh)) < 0)
-		return -EFAULT;
-	return write_iov(t, (uint64_t)mh.msg_iov, mh.msg_iovlen, p, n);
-}
-
-/* The regions rec_poll_regions names for C's (recorded) result, in
- * order, from P (N bytes). */
-static int write_poll(struct task *t, const struct rec_call *c, const unsigned char *p, size_t n)
-{
-	uint64_t at[3];
-	size_t len[3], sum = 0;
-	int k = rec_poll_regions(c, c->ret, at, len);
-
-	for (int i = 0; i < k; i++)
-		sum += len[i];
-	if (sum != n)
-		return -EFAULT; /* not what read_output wrote */
-	for (int i = 0; i < k; i++) {
-		if (len[i] && tracer_write_mem(t->tid, at[i], p, len[i]) < 0)
-			return -EFAULT;
-		p += len[i];
-	}
-	return 0;
-}
-
 /* Messages of a recvmmsg a record keeps at most. */
 #define MMSG_MAX 1024
 
@@ -235,32 +169,6 @@ static void read_mmsg(struct task *t, uint64_t addr, long ret, struct hm_buf *ou
 		kept = (uint32_t)(out->len - start - sizeof(h) - h.msg_namelen - h.msg_controllen);
 		memcpy(out->data + head, &kept, sizeof(kept));
 	}
-}
-
-static int write_mmsg(struct task *t, uint64_t addr, const unsigned char *p, size_t n)
-{
-	for (uint64_t at = addr; n; at += sizeof(struct mmsghdr)) {
-		struct msghdr rec;
-		uint32_t len, kept;
-		size_t size;
-
-		if (n < 2 * sizeof(len) + sizeof(rec))
-			return -EFAULT; /* not what read_mmsg wrote */
-		memcpy(&len, p, sizeof(len));
-		memcpy(&kept, p + sizeof(len), sizeof(kept));
-		memcpy(&rec, p + 2 * sizeof(len), sizeof(rec));
-		size = sizeof(rec) + (size_t)rec.msg_namelen + rec.msg_controllen + kept;
-		if (rec.msg_namelen > n || rec.msg_controllen > n || kept > n ||
-		    size > n - 2 * sizeof(len))
-			return -EFAULT;
-		if (write_msg(t, at, p + 2 * sizeof(len), size) < 0 ||
-		    tracer_write_mem(t->tid, at + offsetof(struct mmsghdr, msg_len), &len,
-				     sizeof(len)) < 0)
-			return -EFAULT;
-		p += 2 * sizeof(len) + size;
-		n -= 2 * sizeof(len) + size;
-	}
-	return 0;
 }
 
 /* Copy the output of C (result RET) out of the guest into OUT. */
@@ -318,23 +226,23 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 	}
 }
 
-/* Write recorded output P (N bytes) where C of ROW leaves it. */
-static int write_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
-			const unsigned char *p, size_t n)
+/* Replay: write recorded output P (N bytes) where C of ROW leaves it
+ * (replayer/substitute.c puts it there). */
+static int write_output(struct rec *r, struct task *t, const struct rec_syscall *row,
+			const struct rec_call *c, const unsigned char *p, size_t n)
 {
-	uint64_t addr = c->args[row->out_arg];
+	struct rec_out_place w = { row->out, c->args[row->out_arg], 0, 0, { 0 }, { 0 } };
+	const struct rec_replay_ops *ops = r->opts->replay;
 
 	if (!n)
 		return 0;
-	if (row->out == OUT_MSG)
-		return write_msg(t, addr, p, n);
-	if (row->out == OUT_MMSG)
-		return write_mmsg(t, addr, p, n);
+	if (!ops || !ops->put_output)
+		return -ENOSYS;
+	if (row->out == OUT_IOV)
+		w.count = c->args[row->out_arg + 1];
 	if (row->out == OUT_POLL)
-		return write_poll(t, c, p, n);
-	if (row->out != OUT_IOV)
-		return tracer_write_mem(t->tid, addr, p, n);
-	return write_iov(t, addr, c->args[row->out_arg + 1], p, n);
+		w.nregions = rec_poll_regions(c, c->ret, w.at, w.len);
+	return ops->put_output(ops->ctx, t->tid, &w, p, n);
 }
 
 static void make_record(const struct task *t, const struct rec_call *c, int kind,
@@ -406,7 +314,7 @@ int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 	if (!recorded(r, t, c, REC_EV_EXIT, &ev, &p, &n))
 		return 1;
 	c->ret = (long)REC_EV_RET(ev);
-	if (write_output(t, row, c, p, n) < 0)
+	if (write_output(r, t, row, c, p, n) < 0)
 		hm_debug("task %d: cannot put the recorded output of %s back", t->index, row->name);
 	return 1;
 }
@@ -610,7 +518,7 @@ static void answer(struct rec *r, struct task *t, const struct rec_syscall *row,
 	c->ret = 0;
 	if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
 		return;
-	write_output(t, row, c, p, n);
+	write_output(r, t, row, c, p, n);
 	c->ret = (long)REC_EV_RET(ev);
 	r->opts->source->take(r->opts->source->ctx);
 	r->frames++;
@@ -721,9 +629,10 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		rec_fs_exit(r, t, c);
 	} else if (recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n)) {
 		if (row->out != OUT_XFER)
-			write_output(t, row, c, p, n);
-		else if (t->xfer_emulated)
-			rec_xfer_apply(t, c, (long)REC_EV_RET(ev), p, n);
+			write_output(r, t, row, c, p, n);
+		else if (t->xfer_emulated && r->opts->replay && r->opts->replay->transfer)
+			r->opts->replay->transfer(r->opts->replay->ctx, t->tid, c->nr, c->args,
+						  (long)REC_EV_RET(ev), p, n);
 		t->xfer_emulated = 0;
 		if ((long)REC_EV_RET(ev) != c->ret && rec_fs_runs(c->nr))
 			hm_debug("task %d: %s returned %ld in the replay's view, %ld in the "

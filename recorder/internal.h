@@ -227,22 +227,6 @@ enum rec_action {
 typedef enum rec_action (*rec_enter_fn)(struct rec *r, struct task *t, struct rec_call *c);
 typedef void (*rec_exit_fn)(struct rec *r, struct task *t, struct rec_call *c);
 
-/* Where a syscall leaves its output, which a recording keeps and a replay
- * puts back (capture.c). */
-enum rec_out {
-	OUT_NONE,
-	OUT_RET,   /* args[out_arg] points to a buffer that got ret bytes */
-	OUT_SIZE,  /* args[out_arg] points to out_size bytes, written when ret >= 0 */
-	OUT_IOV,   /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
-	OUT_IOCTL, /* ioctl: as many bytes at args[2] as request args[1] writes */
-	OUT_MSG,   /* recvmsg: the msghdr at args[out_arg], its name, control and data */
-	OUT_MMSG,  /* recvmmsg: ret mmsghdrs at args[out_arg], each as OUT_MSG, length first */
-	OUT_POLL,  /* poll family: revents, fd_sets or epoll events (sys_poll.c), kept
-		    * only for calls that watch the outside; the row's exit runs after */
-	OUT_VAL,   /* nothing in memory: the result alone (lseek) */
-	OUT_XFER,  /* copy_file_range, sendfile, splice, tee: the bytes moved (xfer.c) */
-};
-
 /* What a syscall sends outside, whose digest a log keeps (sent.c). */
 enum rec_sent {
 	SENT_NONE,
@@ -350,10 +334,6 @@ void rec_xfer_bytes(const struct task *t, long ret, struct hm_buf *out);
 /* Replay: whether transfer C of T is answered from the log rather than
  * run (its source is a file, or outside the guest). */
 int rec_xfer_emulates(const struct rec *r, const struct task *t, const struct rec_call *c);
-/* Replay, at the exit of a skipped transfer C of T: write the N recorded
- * bytes P to its destination and move its offsets by RET, as it did. */
-void rec_xfer_apply(struct task *t, const struct rec_call *c, long ret, const unsigned char *p,
-		    size_t n);
 
 /* sent.c: whether descriptor FD of task TID leads outside the guest for
  * a write: anything but the guest's own pipes, sockets and eventfds. */

@@ -43,6 +43,11 @@ struct replay_log_check {
 /* Read the log at PATH to its end. 0 (see *out) or -errno to open it. */
 int replay_log_check(const char *path, struct replay_log_check *out);
 
+/* ---- substitute.c: the log's answers put into the guest ---- */
+
+/* What a replay's recorder is given as rec_options.replay. */
+extern const struct rec_replay_ops replay_substitution;
+
 /* ---- recording.c: a recording on disk ---- */
 
 struct cJSON;

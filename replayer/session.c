@@ -117,6 +117,7 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 		hm_notice("recording '%s' is incomplete: replaying the %llu events it holds", id,
 			  (unsigned long long)check.frames);
 	rc->opts.mode = REC_MODE_REPLAY;
+	rc->opts.replay = &replay_substitution;
 	rc->opts.quiet = o->quiet;
 	if (!rc->opts.namespaces) {
 		rc->opts.binds = NULL; /* no mount namespace for them */

@@ -402,6 +402,9 @@ int tracer_task_syscall(pid_t tid, long *nr, uint64_t args[6], uint64_t *pc);
 int tracer_exe_bias(pid_t tid, uint64_t *bias);
 /* What TID's descriptor FD is ("pipe:[123]", "/dev/pts/0", ...). */
 int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
+/* Descriptor FD of TID: its offset and open flags (/proc/TID/fdinfo/FD),
+ * and whether it is a regular file. 0 or -errno. */
+int tracer_fd_info(pid_t tid, int fd, uint64_t *pos, unsigned *flags, int *regular);
 /* Thread TID's name (/proc comm) in BUF: 0, or -errno. */
 int tracer_task_comm(pid_t tid, char *buf, size_t size);
 
