@@ -27,7 +27,15 @@
  * regular files, run (so offsets and pipe contents stay as they were) and
  * then writes the recorded bytes and result over what they returned; reads
  * from outside (hermit's own stdin, terminals, devices, the host network)
- * are not run at all and get the recorded bytes.
+ * are not run at all and get the recorded bytes. Calls on the file system
+ * (fsstate.c) and transfers (xfer.c) are answered likewise.
+ *
+ * This file decides when a call is answered from the log and what it is
+ * compared with; what an answer writes into the guest is the replayer's
+ * (struct rec_replay_ops, replayer/substitute.c). The decisions stay here
+ * because they act on the scheduler's tasks and stops (parking a read the
+ * recording parked, skipping a call, resuming to its exit), which are the
+ * recorder's own state.
  */
 #include "config.h"
 
@@ -546,7 +554,10 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		/* The file system (fsstate.c): a look is answered from the log;
 		 * a change runs in the replay's view, its result the log's. */
 		rec_fs_entry(r, t, c);
-		if (r->opts->mode == REC_MODE_REPLAY && rec_fs_answered(c->nr)) {
+		/* Without namespaces there is no private view: a change would
+		 * be made to the host's files. */
+		if (r->opts->mode == REC_MODE_REPLAY &&
+		    (rec_fs_answered(c->nr) || (!r->opts->namespaces && c->nr != SYS_chdir))) {
 			answer(r, t, row, 0);
 			return;
 		}

@@ -21,6 +21,7 @@ state() {
 # case_ NAME CHANGE REPLAYS -- CMD...: in a new folder $WORK/NAME (filled
 # by a function setup_NAME where there is one), record CMD, which must
 # exit 0; run the shell code CHANGE there; replay REPLAYS times.
+# REC_OPTS: options of record start.
 # FS_REPLAY_CASES, when set, names the cases to run (the others pass).
 case_() {
 	name=$1 change=$2 times=$3
@@ -34,7 +35,8 @@ case_() {
 	if command -v "setup_$name" >/dev/null 2>&1; then
 		(cd "$dir" && "setup_$name") || fail "$name: setup failed"
 	fi
-	(cd "$dir" && hm "$WORK/$name.rec" record start -- "$@")
+	# shellcheck disable=SC2086 # REC_OPTS: words, or nothing
+	(cd "$dir" && hm "$WORK/$name.rec" record start ${REC_OPTS:-} -- "$@")
 	rst=$?
 	case $rst in
 	122 | 124 | 125 | 126 | 127 | 137) tail -20 "$WORK/$name.rec.err" >&2; fail "$name: record start exited $rst" ;;
@@ -66,8 +68,14 @@ case_ read 'rm f' 2 -- sh -c 'while read l; do echo "got $l"; done <f; tail -c 4
 # A file it deleted: gone, then a folder in its place.
 setup_rm() { echo data >f; }
 case_ rm 'mkdir f' 3 -- rm f
+setup_rmnons() { echo data >f; }
 setup_rmls() { mkdir t && echo 1 >t/a && echo 2 >t/b; }
 case_ rmls 'rm -rf t; echo other >t' 2 -- sh -c 'ls t; rm -r t; ls'
+# The same without namespaces (no private view): the replay must not
+# remove the host's new f.
+REC_OPTS=--no-namespace
+case_ rmnons 'echo new >f' 2 -- rm f
+REC_OPTS=
 # cp a b and cat a > b: copy_file_range, from a file rewritten since.
 setup_cp() { echo hi >a; }
 case_ cp 'rm b; echo changed >a' 3 -- cp a b
