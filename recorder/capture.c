@@ -554,6 +554,15 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		/* The file system (fsstate.c): a look is answered from the log;
 		 * a change runs in the replay's view, its result the log's. */
 		rec_fs_entry(r, t, c);
+		if (c->nr == SYS_execve || c->nr == SYS_execveat) {
+			/* Noted; ptrace's exec event does the rest. `hermit run`
+			 * makes no stop here: none happened, as far as ticks,
+			 * time and the guest's counter go. */
+			rec_ticks_unstop(r, t);
+			t->parked_keep = 0;
+			tracer_cont(t->tid, 0);
+			return;
+		}
 		/* Without namespaces there is no private view: a change would
 		 * be made to the host's files. */
 		if (r->opts->mode == REC_MODE_REPLAY &&

@@ -97,6 +97,10 @@ static const struct fs_call calls[] = {
 	{ SYS_removexattr, FS_RUN, { CWD(0), NONE }, 0 },
 	{ SYS_lremovexattr, FS_RUN, { CWD(0), NONE }, 0 },
 	{ SYS_chdir, FS_RUN, { CWD(0), NONE }, 0 },
+	/* noted only (record): a script is kept with its content, which the
+	 * kernel reads; a program is mapped, and kept as such (files/) */
+	{ SYS_execve, FS_RUN, { CWD(0), NONE }, 0 },
+	{ SYS_execveat, FS_RUN, { { 0, 1 }, NONE }, 0 },
 	/* on a descriptor: its file was noted when it was opened */
 	{ SYS_fchmod, FS_RUN, { NONE, NONE }, 0 },
 	{ SYS_fchown, FS_RUN, { NONE, NONE }, 0 },
@@ -431,6 +435,24 @@ static long note(struct rec_files *f, const char *path, int keep)
 	return add_entry(f, &e);
 }
 
+/* Whether operand OP of call C names a script ("#!"): the kernel reads
+ * its first line, so a replay needs its content, not only its size. */
+static int is_script(struct task *t, const struct rec_call *c, const struct fs_operand *op)
+{
+	char path[4096 + 8], head[2];
+	int fd, yes;
+
+	if (rec_fs_path(t->tid, (int)(op->dirfd < 0 ? AT_FDCWD : (int)c->args[op->dirfd]),
+			c->args[op->path], path, sizeof(path)) < 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	yes = read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
+	close(fd);
+	return yes;
+}
+
 /* Note operand OP of call C (record); -1 or its index. */
 static long note_operand(struct rec *r, struct task *t, const struct rec_call *c,
 			 const struct fs_operand *op, int keep)
@@ -459,6 +481,8 @@ void rec_fs_entry(struct rec *r, struct task *t, const struct rec_call *c)
 
 		if (c->nr == SYS_truncate)
 			keep = 1;
+		if ((c->nr == SYS_execve || c->nr == SYS_execveat) && i == 0)
+			keep = is_script(t, c, &fc->op[0]);
 		t->fs_noted[i] = note_operand(r, t, c, &fc->op[i], keep);
 	}
 }

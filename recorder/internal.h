@@ -103,6 +103,8 @@ struct task {
 	int yielded;				    /* sched_yield: others first */
 	uint64_t ticks;				    /* ticks since it was last chosen */
 	uint64_t tick_count;			    /* ticks since it started: its position */
+	uint64_t ticks_last; /* what its latest stop added to them (rec_ticks_stop);
+			      * UINT64_MAX: it was not counting */
 	uint64_t spin_mark; /* 1 + tick_count when the spin watch last let it run on */
 	uint64_t budget;			    /* ticks its process's counter was given */
 	int counting;				    /* the counter holds its budget now */
@@ -472,6 +474,11 @@ int rec_int3_site(const struct task *t, uint64_t addr);
 void rec_ticks_resume(struct task *t);
 /* T stopped: add the ticks it ran since it was resumed. */
 void rec_ticks_stop(struct rec *r, struct task *t);
+/* Take back what rec_ticks_stop added at T's stop now, for a stop `hermit
+ * run` does not make (execve's, when recording): T goes on with its
+ * counter as it was, so the ticks it runs up to the exec are lost at the
+ * exec in every mode. Resume it with tracer_cont, not rec_resume. */
+void rec_ticks_unstop(struct rec *r, struct task *t);
 /* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
 int64_t rec_next_deadline(const struct rec *r);
 /* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set

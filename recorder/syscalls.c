@@ -10,8 +10,9 @@
  *   exit only   runs, then its result is rewritten
  *   both        entry decides whether the exit needs to be seen
  *
- * Not in the table, on purpose: fork, vfork, clone, clone3 and execve
- * (ptrace events report them), getpid and friends (the pid namespace makes
+ * Not in the table, on purpose: fork, vfork, clone and clone3 (ptrace
+ * events report them; execve stops only when recording, to note the file
+ * it runs), getpid and friends (the pid namespace makes
  * them repeat). Reads of ordinary descriptors, writes and sends stop only
  * where a log is kept, hidden (capture.c); `hermit run` runs them at
  * native speed.
@@ -120,6 +121,9 @@ static const struct rec_syscall table[] = {
 	{ SYS_recvmmsg, "recvmmsg", 0, NULL, NULL, OUT_MMSG, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_ioctl, "ioctl", 0, NULL, NULL, OUT_IOCTL, 2, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_mmap, "mmap", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD, SENT_NONE, 0, 0 },
+	/* the file an exec runs: a script's content is kept (fsstate.c) */
+	{ SYS_execve, "execve", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD, SENT_NONE, 0, 0 },
+	{ SYS_execveat, "execveat", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD, SENT_NONE, 0, 0 },
 	/* where a descriptor stands: of one from outside (stdout to a file the
 	 * shell had written to), the recording's answer, not the replay's */
 	{ SYS_lseek, "lseek", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },

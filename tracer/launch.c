@@ -510,7 +510,10 @@ static int put_path_back(const struct tracer_path *p)
 		if (have && !S_ISREG(st.st_mode))
 			remove_tree(p->path);
 		make_parents(p->path);
-		return copy_file(p->copy, p->path, 0);
+		err = copy_file(p->copy, p->path, 0);
+		if (!err && p->mode && chmod(p->path, p->mode) < 0)
+			err = -errno;
+		return err;
 	}
 	return 0;
 }

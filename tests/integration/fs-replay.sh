@@ -71,6 +71,9 @@ case_ rm 'mkdir f' 3 -- rm f
 setup_rmnons() { echo data >f; }
 setup_rmls() { mkdir t && echo 1 >t/a && echo 2 >t/b; }
 case_ rmls 'rm -rf t; echo other >t' 2 -- sh -c 'ls t; rm -r t; ls'
+# A script it ran, removed since: the kernel reads its first line.
+setup_script() { printf '#!/bin/sh\necho script ran "$@"\n' >s.sh && chmod +x s.sh; }
+case_ script 'rm s.sh' 3 -- sh -c './s.sh one two'
 # The same without namespaces (no private view): the replay must not
 # remove the host's new f.
 REC_OPTS=--no-namespace
