@@ -177,18 +177,25 @@ static int write_manifest(const char *dir, const struct rec_files *f)
 		cJSON_AddStringToObject(e, "sha256", f->entries[i].sha256);
 		cJSON_AddItemToArray(arr, e);
 	}
-	/* Files the run wrote, as they were before: a replay starts from them. */
+	/* Paths as the run first found them: a replay starts from them. */
 	arr = cJSON_AddArrayToObject(doc, "before");
 	for (size_t i = 0; i < f->nbefore; i++) {
+		static const char *const kinds[] = { "absent", "file", "sized", "dir", "symlink" };
+		const struct rec_file_entry *b = &f->before[i];
 		cJSON *e = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(e, "path", f->before[i].path);
-		if (f->before[i].sha256[0]) {
-			cJSON_AddStringToObject(e, "sha256", f->before[i].sha256);
-			cJSON_AddNumberToObject(e, "size", (double)f->before[i].size);
-		} else {
-			cJSON_AddNullToObject(e, "sha256"); /* it did not exist */
-		}
+		cJSON_AddStringToObject(e, "path", b->path);
+		cJSON_AddStringToObject(e, "kind", kinds[b->kind]);
+		if (b->kind == TRACER_PATH_FILE)
+			cJSON_AddStringToObject(e, "sha256", b->sha256);
+		else
+			cJSON_AddNullToObject(e, "sha256");
+		if (b->kind == TRACER_PATH_FILE || b->kind == TRACER_PATH_SIZED)
+			cJSON_AddNumberToObject(e, "size", (double)b->size);
+		if (b->kind != TRACER_PATH_ABSENT)
+			cJSON_AddNumberToObject(e, "mode", b->mode);
+		if (b->kind == TRACER_PATH_SYMLINK)
+			cJSON_AddStringToObject(e, "target", b->target);
 		cJSON_AddItemToArray(arr, e);
 	}
 	err = write_json(dir, "manifest.json", doc);

@@ -27,7 +27,15 @@
  * regular files, run (so offsets and pipe contents stay as they were) and
  * then writes the recorded bytes and result over what they returned; reads
  * from outside (hermit's own stdin, terminals, devices, the host network)
- * are not run at all and get the recorded bytes.
+ * are not run at all and get the recorded bytes. Calls on the file system
+ * (fsstate.c) and transfers (xfer.c) are answered likewise.
+ *
+ * This file decides when a call is answered from the log and what it is
+ * compared with; what an answer writes into the guest is the replayer's
+ * (struct rec_replay_ops, replayer/substitute.c). The decisions stay here
+ * because they act on the scheduler's tasks and stops (parking a read the
+ * recording parked, skipping a call, resuming to its exit), which are the
+ * recorder's own state.
  */
 #include "config.h"
 
@@ -103,25 +111,6 @@ static void read_iov(struct task *t, uint64_t iov_addr, size_t cnt, size_t left,
 	}
 }
 
-/* Scatter N bytes of P over the CNT iovecs at IOV_ADDR. */
-static int write_iov(struct task *t, uint64_t iov_addr, size_t cnt, const unsigned char *p,
-		     size_t n)
-{
-	for (size_t i = 0; i < cnt && i < MAX_IOV && n; i++) {
-		struct iovec iov;
-		size_t m;
-
-		if (tracer_read_mem(t->tid, iov_addr + i * sizeof(iov), &iov, sizeof(iov)) < 0)
-			return -EFAULT;
-		m = iov.iov_len < n ? iov.iov_len : n;
-		if (tracer_write_mem(t->tid, (uint64_t)iov.iov_base, p, m) < 0)
-			return -EFAULT;
-		p += m;
-		n -= m;
-	}
-	return 0;
-}
-
 /* Bounds of what a recvmsg record keeps of the address and control data. */
 #define MSG_NAME_MAX	128
 #define MSG_CONTROL_MAX 4096
@@ -159,53 +148,6 @@ static void read_msg(struct task *t, uint64_t addr, size_t ret, struct hm_buf *o
 	read_iov(t, (uint64_t)mh.msg_iov, mh.msg_iovlen, ret, out);
 }
 
-static int write_msg(struct task *t, uint64_t addr, const unsigned char *p, size_t n)
-{
-	struct msghdr rec, mh;
-
-	if (n < sizeof(rec) || tracer_read_mem(t->tid, addr, &mh, sizeof(mh)) < 0)
-		return -EFAULT;
-	memcpy(&rec, p, sizeof(rec));
-	p += sizeof(rec);
-	n -= sizeof(rec);
-	if (rec.msg_namelen > n || rec.msg_controllen > n - rec.msg_namelen)
-		return -EFAULT; /* not what read_msg wrote */
-	if (mh.msg_name && rec.msg_namelen)
-		tracer_write_mem(t->tid, (uint64_t)mh.msg_name, p, rec.msg_namelen);
-	p += rec.msg_namelen;
-	n -= rec.msg_namelen;
-	if (mh.msg_control && rec.msg_controllen)
-		tracer_write_mem(t->tid, (uint64_t)mh.msg_control, p, rec.msg_controllen);
-	p += rec.msg_controllen;
-	n -= rec.msg_controllen;
-	mh.msg_namelen = rec.msg_namelen;
-	mh.msg_controllen = rec.msg_controllen;
-	mh.msg_flags = rec.msg_flags;
-	if (tracer_write_mem(t->tid, addr, &mh, sizeof(mh)) < 0)
-		return -EFAULT;
-	return write_iov(t, (uint64_t)mh.msg_iov, mh.msg_iovlen, p, n);
-}
-
-/* The regions rec_poll_regions names for C's (recorded) result, in
- * order, from P (N bytes). */
-static int write_poll(struct task *t, const struct rec_call *c, const unsigned char *p, size_t n)
-{
-	uint64_t at[3];
-	size_t len[3], sum = 0;
-	int k = rec_poll_regions(c, c->ret, at, len);
-
-	for (int i = 0; i < k; i++)
-		sum += len[i];
-	if (sum != n)
-		return -EFAULT; /* not what read_output wrote */
-	for (int i = 0; i < k; i++) {
-		if (len[i] && tracer_write_mem(t->tid, at[i], p, len[i]) < 0)
-			return -EFAULT;
-		p += len[i];
-	}
-	return 0;
-}
-
 /* Messages of a recvmmsg a record keeps at most. */
 #define MMSG_MAX 1024
 
@@ -236,32 +178,6 @@ static void read_mmsg(struct task *t, uint64_t addr, long ret, struct hm_buf *ou
 		kept = (uint32_t)(out->len - start - sizeof(h) - h.msg_namelen - h.msg_controllen);
 		memcpy(out->data + head, &kept, sizeof(kept));
 	}
-}
-
-static int write_mmsg(struct task *t, uint64_t addr, const unsigned char *p, size_t n)
-{
-	for (uint64_t at = addr; n; at += sizeof(struct mmsghdr)) {
-		struct msghdr rec;
-		uint32_t len, kept;
-		size_t size;
-
-		if (n < 2 * sizeof(len) + sizeof(rec))
-			return -EFAULT; /* not what read_mmsg wrote */
-		memcpy(&len, p, sizeof(len));
-		memcpy(&kept, p + sizeof(len), sizeof(kept));
-		memcpy(&rec, p + 2 * sizeof(len), sizeof(rec));
-		size = sizeof(rec) + (size_t)rec.msg_namelen + rec.msg_controllen + kept;
-		if (rec.msg_namelen > n || rec.msg_controllen > n || kept > n ||
-		    size > n - 2 * sizeof(len))
-			return -EFAULT;
-		if (write_msg(t, at, p + 2 * sizeof(len), size) < 0 ||
-		    tracer_write_mem(t->tid, at + offsetof(struct mmsghdr, msg_len), &len,
-				     sizeof(len)) < 0)
-			return -EFAULT;
-		p += 2 * sizeof(len) + size;
-		n -= 2 * sizeof(len) + size;
-	}
-	return 0;
 }
 
 /* Copy the output of C (result RET) out of the guest into OUT. */
@@ -295,6 +211,9 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 	case OUT_MMSG:
 		read_mmsg(t, addr, ret, out);
 		return;
+	case OUT_XFER:
+		rec_xfer_bytes(t, ret, out);
+		return;
 	case OUT_POLL: {
 		uint64_t at[3];
 		size_t len[3];
@@ -316,23 +235,23 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 	}
 }
 
-/* Write recorded output P (N bytes) where C of ROW leaves it. */
-static int write_output(struct task *t, const struct rec_syscall *row, const struct rec_call *c,
-			const unsigned char *p, size_t n)
+/* Replay: write recorded output P (N bytes) where C of ROW leaves it
+ * (replayer/substitute.c puts it there). */
+static int write_output(struct rec *r, struct task *t, const struct rec_syscall *row,
+			const struct rec_call *c, const unsigned char *p, size_t n)
 {
-	uint64_t addr = c->args[row->out_arg];
+	struct rec_out_place w = { row->out, c->args[row->out_arg], 0, 0, { 0 }, { 0 } };
+	const struct rec_replay_ops *ops = r->opts->replay;
 
 	if (!n)
 		return 0;
-	if (row->out == OUT_MSG)
-		return write_msg(t, addr, p, n);
-	if (row->out == OUT_MMSG)
-		return write_mmsg(t, addr, p, n);
+	if (!ops || !ops->put_output)
+		return -ENOSYS;
+	if (row->out == OUT_IOV)
+		w.count = c->args[row->out_arg + 1];
 	if (row->out == OUT_POLL)
-		return write_poll(t, c, p, n);
-	if (row->out != OUT_IOV)
-		return tracer_write_mem(t->tid, addr, p, n);
-	return write_iov(t, addr, c->args[row->out_arg + 1], p, n);
+		w.nregions = rec_poll_regions(c, c->ret, w.at, w.len);
+	return ops->put_output(ops->ctx, t->tid, &w, p, n);
 }
 
 static void make_record(const struct task *t, const struct rec_call *c, int kind,
@@ -404,7 +323,7 @@ int rec_capture_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 	if (!recorded(r, t, c, REC_EV_EXIT, &ev, &p, &n))
 		return 1;
 	c->ret = (long)REC_EV_RET(ev);
-	if (write_output(t, row, c, p, n) < 0)
+	if (write_output(r, t, row, c, p, n) < 0)
 		hm_debug("task %d: cannot put the recorded output of %s back", t->index, row->name);
 	return 1;
 }
@@ -595,8 +514,12 @@ void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *re
 int rec_replay_early(struct rec *r, struct task *t, struct user_regs_struct *regs)
 {
 	const struct rec_syscall *row = t->pending;
+	char target[64];
 
-	if (!row || row->sent != SENT_NONE || row->out == OUT_NONE || (long)regs->rax < 0 ||
+	if (!row || row->sent != SENT_NONE || row->out == OUT_NONE || row->out == OUT_XFER ||
+	    rec_fs_answered(t->call.nr) || rec_fs_runs(t->call.nr) || (long)regs->rax < 0 ||
+	    tracer_fd_target(t->tid, (int)t->call.args[0], target, sizeof(target)) < 0 ||
+	    (strncmp(target, "pipe:", 5) != 0 && strncmp(target, "socket:", 7) != 0) ||
 	    !rec_replay_not_next(r, t))
 		return 0;
 	hm_trace("task %d: its %s returned before the recording's did", t->index, row->name);
@@ -617,13 +540,41 @@ static void not_yet(struct task *t, const struct rec_syscall *row)
 	rec_resume(t, RESUME_SYSCALL, 0);
 }
 
-void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
+/*
+ * Replay: call C of T (ROW), at its entry, is not run: the recorded bytes
+ * and result are the answer. RETRIED: it was parked before and finishes
+ * now, as in the recording.
+ */
+static void answer(struct rec *r, struct task *t, const struct rec_syscall *row, int retried)
 {
 	struct rec_call *c = &t->call;
 	const struct rec_event_record *ev;
 	const unsigned char *p;
 	size_t n;
-	int retried;
+
+	c->regs.orig_rax = (uint64_t)-1;
+	if (retried) {
+		t->retrying = 0;
+		r->progress++;
+	}
+	c->ret = 0;
+	if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
+		return;
+	write_output(r, t, row, c, p, n);
+	c->ret = (long)REC_EV_RET(ev);
+	r->opts->source->take(r->opts->source->ctx);
+	r->frames++;
+	c->regs.rax = (uint64_t)c->ret;
+	tracer_set_regs(t->tid, &c->regs);
+	if (retried)
+		rec_go_on(r, t, RESUME_CONT); /* as a retried call's exit does */
+	else
+		rec_resume(t, RESUME_CONT, 0);
+}
+
+void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
+{
+	struct rec_call *c = &t->call;
 
 	if (row->sent != SENT_NONE) {
 		t->sends_out = rec_fd_to_outside(r, t->tid, (int)c->args[0]);
@@ -633,34 +584,58 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 			return;
 		}
 	}
+	if (rec_fs_answered(c->nr) || rec_fs_runs(c->nr)) {
+		/* The file system (fsstate.c): a look is answered from the log;
+		 * a change runs in the replay's view, its result the log's. */
+		rec_fs_entry(r, t, c);
+		if (c->nr == SYS_execve || c->nr == SYS_execveat) {
+			/* Noted; ptrace's exec event does the rest. `hermit run`
+			 * makes no stop here: none happened, as far as ticks,
+			 * time and the guest's counter go. */
+			rec_ticks_unstop(r, t);
+			t->parked_keep = 0;
+			tracer_cont(t->tid, 0);
+			return;
+		}
+		/* Without namespaces there is no private view: a change would
+		 * be made to the host's files. */
+		if (r->opts->mode == REC_MODE_REPLAY &&
+		    (rec_fs_answered(c->nr) || (!r->opts->namespaces && c->nr != SYS_chdir))) {
+			answer(r, t, row, 0);
+			return;
+		}
+		/* A checkpoint made before would see the change (checkpoint.c). */
+		if (r->opts->debugger && c->nr != SYS_chdir)
+			rec_cp_files_written(r);
+		t->pending = row;
+		t->hidden = 1;
+		rec_resume(t, RESUME_SYSCALL, 0);
+		return;
+	}
+	if (row->out == OUT_XFER) {
+		if (r->opts->mode == REC_MODE_RECORD) {
+			rec_xfer_entry(t, c);
+		} else if (rec_xfer_emulates(r, t, c)) {
+			/* skipped: its exit puts the recorded bytes in place */
+			c->regs.orig_rax = (uint64_t)-1;
+			tracer_set_regs(t->tid, &c->regs);
+			t->xfer_emulated = 1;
+			if (r->opts->debugger)
+				rec_cp_files_written(r); /* it may write a file */
+		}
+		t->pending = row;
+		t->hidden = 1;
+		rec_resume(t, RESUME_SYSCALL, 0);
+		return;
+	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
 	    (t->early || rec_fd_from_outside(r, t->tid, (int)c->args[0]))) {
 		if (rec_replay_not_next(r, t)) {
 			not_yet(t, row);
 			return;
 		}
-		c->regs.orig_rax = (uint64_t)-1;
-		retried = t->retrying;
-		if (retried) {
-			/* parked before: now it finishes, as in the recording */
-			t->retrying = 0;
-			r->progress++;
-		}
-		/* Not run: the recorded bytes are the answer. */
-		c->ret = 0;
 		t->early = 0;
-		if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
-			return;
-		write_output(t, row, c, p, n);
-		c->ret = (long)REC_EV_RET(ev);
-		r->opts->source->take(r->opts->source->ctx);
-		r->frames++;
-		c->regs.rax = (uint64_t)c->ret;
-		tracer_set_regs(t->tid, &c->regs);
-		if (retried)
-			rec_go_on(r, t, RESUME_CONT); /* as a retried call's exit does */
-		else
-			rec_resume(t, RESUME_CONT, 0);
+		answer(r, t, row, t->retrying);
 		return;
 	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out == OUT_RET)
@@ -709,8 +684,18 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		hm_buf_reset(&r->payload);
 		read_output(t, row, c, c->ret, &r->payload);
 		log_input(r, t, c);
+		rec_fs_exit(r, t, c);
 	} else if (recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n)) {
-		write_output(t, row, c, p, n);
+		if (row->out != OUT_XFER)
+			write_output(r, t, row, c, p, n);
+		else if (t->xfer_emulated && r->opts->replay && r->opts->replay->transfer)
+			r->opts->replay->transfer(r->opts->replay->ctx, t->tid, c->nr, c->args,
+						  (long)REC_EV_RET(ev), p, n);
+		t->xfer_emulated = 0;
+		if ((long)REC_EV_RET(ev) != c->ret && rec_fs_runs(c->nr))
+			hm_debug("task %d: %s returned %ld in the replay's view, %ld in the "
+				 "recording: the recording's result stands",
+				 t->index, row->name, c->ret, (long)REC_EV_RET(ev));
 		if ((long)REC_EV_RET(ev) != c->ret) {
 			regs.rax = (uint64_t)REC_EV_RET(ev);
 			tracer_set_regs(t->tid, &regs);
@@ -718,161 +703,6 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		r->opts->source->take(r->opts->source->ctx);
 		r->frames++;
 	}
-}
-
-/* ---- files ---- */
-
-/*
- * Keep a copy of PATH: never a hard link to the original, which a rebuild
- * that writes in place would change under the recording (and whose link
- * count other programs see). One copy per content in objects/, hard-linked
- * into the recording's files/, so recordings share what they have in
- * common; a copy into files/ where that cannot be.
- */
-static int store(struct rec_files *f, const char *path, char hex[65], uint64_t *size)
-{
-	char obj[4096 + 80], mine[4096 + 80];
-	int err;
-
-	if (!f->objects)
-		return hm_store_copy(f->dir, path, hex, size);
-	err = hm_store_copy(f->objects, path, hex, size);
-	if (err)
-		return err;
-	snprintf(obj, sizeof(obj), "%s/%s", f->objects, hex);
-	snprintf(mine, sizeof(mine), "%s/%s", f->dir, hex);
-	if (link(obj, mine) == 0 || errno == EEXIST)
-		return 0;
-	return hm_store_copy(f->dir, obj, hex, size);
-}
-
-int rec_files_add(struct rec_files *f, const char *path)
-{
-	struct stat st;
-	char hex[65];
-	uint64_t size;
-	int err;
-
-	if (!f || !f->dir || path[0] != '/' || strstr(path, " (deleted)"))
-		return 0;
-	for (size_t i = 0; i < f->n; i++) {
-		if (strcmp(f->entries[i].path, path) == 0)
-			return 0;
-	}
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0; /* devices, /proc files: nothing to keep */
-	err = store(f, path, hex, &size);
-	if (err) {
-		if (!f->failed)
-			hm_warn("cannot copy '%s' into the recording: %s", path, hm_strerror(err));
-		f->failed = err;
-		return err;
-	}
-	f->entries = xrealloc(f->entries, (f->n + 1) * sizeof(*f->entries));
-	f->entries[f->n].path = xstrdup(path);
-	memcpy(f->entries[f->n].sha256, hex, sizeof(hex));
-	f->entries[f->n].size = size;
-	f->n++;
-	return 0;
-}
-
-void rec_files_free(struct rec_files *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->entries[i].path);
-	for (size_t i = 0; i < f->nbefore; i++)
-		free(f->before[i].path);
-	free(f->entries);
-	free(f->before);
-	f->entries = NULL;
-	f->before = NULL;
-	f->n = f->nbefore = 0;
-}
-
-/* Files larger than this are not kept as they were before a write. */
-#define BEFORE_MAX (64ull << 20)
-
-void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c)
-{
-	struct rec_files *f = r->opts->files;
-	int at = c->nr == SYS_openat;
-	int flags = (int)c->args[at ? 2 : 1];
-	char name[4096], base[4096], path[8192 + 2];
-	struct rec_file_entry e = { 0 };
-	struct stat st;
-	int err;
-
-	if (!f || !rec_open_writes(flags))
-		return;
-	if (tracer_read_str(t->tid, c->args[at ? 1 : 0], name, sizeof(name)) < 0 || !*name)
-		return;
-	if (name[0] == '/') {
-		snprintf(path, sizeof(path), "%s", name);
-	} else {
-		char link[64];
-		ssize_t n;
-
-		if (at && (int)c->args[0] != AT_FDCWD)
-			snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->tid, (int)c->args[0]);
-		else
-			snprintf(link, sizeof(link), "/proc/%d/cwd", t->tid);
-		n = readlink(link, base, sizeof(base) - 1);
-		if (n <= 0 || base[0] != '/')
-			return;
-		base[n] = 0;
-		snprintf(path, sizeof(path), "%s/%s", strcmp(base, "/") ? base : "", name);
-	}
-	if (strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/", 5) == 0 ||
-	    strncmp(path, "/sys/", 5) == 0)
-		return;
-	for (size_t i = 0; i < f->nbefore; i++) {
-		if (strcmp(f->before[i].path, path) == 0)
-			return; /* its state before the run is known */
-	}
-	if (stat(path, &st) < 0) {
-		if (errno != ENOENT)
-			return;
-	} else if (!S_ISREG(st.st_mode)) {
-		return;
-	} else if ((uint64_t)st.st_size > BEFORE_MAX) {
-		hm_warn("'%s' is too large to keep as it was before the run wrote it", path);
-		return;
-	} else {
-		err = store(f, path, e.sha256, &e.size);
-		if (err) {
-			if (!f->failed)
-				hm_warn("cannot copy '%s' into the recording: %s", path,
-					hm_strerror(err));
-			f->failed = err;
-			return;
-		}
-	}
-	e.path = xstrdup(path);
-	f->before = xrealloc(f->before, (f->nbefore + 1) * sizeof(*f->before));
-	f->before[f->nbefore++] = e;
-}
-
-void rec_capture_exec(struct rec *r, struct task *t)
-{
-	char path[64], line[4096 + 128];
-	FILE *maps;
-
-	if (r->opts->mode != REC_MODE_RECORD || !r->opts->files)
-		return;
-	/* The program and its interpreter, mapped by the kernel. */
-	snprintf(path, sizeof(path), "/proc/%d/maps", t->tid);
-	maps = fopen(path, "re");
-	if (!maps)
-		return;
-	while (fgets(line, sizeof(line), maps)) {
-		char *file = strchr(line, '/');
-
-		if (!file)
-			continue;
-		file[strcspn(file, "\n")] = 0;
-		rec_files_add(r->opts->files, file);
-	}
-	fclose(maps);
 }
 
 void rec_diverged(struct rec *r, const struct rec_event_record *want,

@@ -107,6 +107,8 @@ struct task {
 	uint64_t ticks;				    /* ticks since it was last chosen */
 	uint64_t tick_count;			    /* ticks since it started: its position */
 	uint64_t event_ticks;			    /* replay: tick_count at the last event */
+	uint64_t ticks_last; /* what its latest stop added to them (rec_ticks_stop);
+			      * UINT64_MAX: it was not counting */
 	uint64_t spin_mark; /* 1 + tick_count when the spin watch last let it run on */
 	uint64_t budget;			    /* ticks its process's counter was given */
 	uint64_t budget_end;			    /* tick_count where the budget runs out */
@@ -132,6 +134,12 @@ struct task {
 	int kill_held;		   /* held at its SIGKILL's exit until those it killed
 				    * are gone (sys_kill.c) */
 	int doomed;		   /* a guest's SIGKILL kills it; not reaped yet */
+	long fs_noted[2];	   /* record: the entries of rec_files' before its current
+				    * file-system call noted (fsstate.c), -1: none */
+	int xfer_side;		   /* record: the descriptor whose bytes a transfer
+				    * moved can be read from after it (xfer.c), -1: none */
+	uint64_t xfer_pos;	   /* ... from this offset */
+	int xfer_emulated;	   /* replay: the transfer was skipped, the log answers */
 };
 
 enum rec_timer_kind {
@@ -233,21 +241,6 @@ enum rec_action {
 typedef enum rec_action (*rec_enter_fn)(struct rec *r, struct task *t, struct rec_call *c);
 typedef void (*rec_exit_fn)(struct rec *r, struct task *t, struct rec_call *c);
 
-/* Where a syscall leaves its output, which a recording keeps and a replay
- * puts back (capture.c). */
-enum rec_out {
-	OUT_NONE,
-	OUT_RET,   /* args[out_arg] points to a buffer that got ret bytes */
-	OUT_SIZE,  /* args[out_arg] points to out_size bytes, written when ret >= 0 */
-	OUT_IOV,   /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
-	OUT_IOCTL, /* ioctl: as many bytes at args[2] as request args[1] writes */
-	OUT_MSG,   /* recvmsg: the msghdr at args[out_arg], its name, control and data */
-	OUT_MMSG,  /* recvmmsg: ret mmsghdrs at args[out_arg], each as OUT_MSG, length first */
-	OUT_POLL,  /* poll family: revents, fd_sets or epoll events (sys_poll.c), kept
-		    * only for calls that watch the outside; the row's exit runs after */
-	OUT_VAL,   /* nothing in memory: the result alone (lseek) */
-};
-
 /* What a syscall sends outside, whose digest a log keeps (sent.c). */
 enum rec_sent {
 	SENT_NONE,
@@ -345,6 +338,17 @@ static inline int rec_open_writes(long flags)
 	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
 }
 
+/* xfer.c: transfers between descriptors. Whether NR is one. */
+int rec_xfer_call(long nr);
+/* Record, at the entry of transfer C of T: note which side's bytes can be
+ * read after it, and from where; at its exit (result RET), append them
+ * to OUT. */
+void rec_xfer_entry(struct task *t, const struct rec_call *c);
+void rec_xfer_bytes(const struct task *t, long ret, struct hm_buf *out);
+/* Replay: whether transfer C of T is answered from the log rather than
+ * run (its source is a file, or outside the guest). */
+int rec_xfer_emulates(const struct rec *r, const struct task *t, const struct rec_call *c);
+
 /* sent.c: whether descriptor FD of task TID leads outside the guest for
  * a write: anything but the guest's own pipes, sockets and eventfds. */
 int rec_fd_to_outside(const struct rec *r, pid_t tid, int fd);
@@ -353,9 +357,24 @@ int rec_fd_to_outside(const struct rec *r, pid_t tid, int fd);
 uint64_t rec_sent_digest(const struct task *t, const struct rec_syscall *row,
 			 const struct rec_call *c);
 
-/* Record: an open (C) that may write a file: keep the file as it was
- * before the run's first such open, or that it did not exist. */
+/* fsstate.c: what the run found on the file system. Record: note the
+ * path open (or creat) C names as it is now, with its content when C may
+ * write it, unless the run knew it before. */
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
+/* Whether syscall NR only looks at the file system (a replay answers it
+ * from the log without running it), or changes it or needs its paths as
+ * they were (a replay runs it, its result the log's). */
+int rec_fs_answered(long nr);
+int rec_fs_runs(long nr);
+/* The path call C names at ADDR relative to folder descriptor DIRFD
+ * (AT_FDCWD: T's working folder), absolute and lexically normal ("." and
+ * ".." taken out), into OUT. ADDR 0: DIRFD's own path. 0 or -errno. */
+int rec_fs_path(pid_t tid, int dirfd, uint64_t addr, char *out, size_t size);
+/* Record, at the entry of a file-system call C of T: note its paths as
+ * they are, before it runs; at its exit, mark what it made, moved or
+ * removed as the run's own. Nothing in other modes. */
+void rec_fs_entry(struct rec *r, struct task *t, const struct rec_call *c);
+void rec_fs_exit(struct rec *r, struct task *t, const struct rec_call *c);
 /* Replay, T in a call answered from the log that waited on the outside in
  * the recording: whether the log's next event is another task's (so the
  * recording parked T there). Never when T runs because nothing else can. */
@@ -470,6 +489,11 @@ int rec_int3_site(const struct task *t, uint64_t addr);
 void rec_ticks_resume(struct task *t);
 /* T stopped: add the ticks it ran since it was resumed. */
 void rec_ticks_stop(struct rec *r, struct task *t);
+/* Take back what rec_ticks_stop added at T's stop now, for a stop `hermit
+ * run` does not make (execve's, when recording): T goes on with its
+ * counter as it was, so the ticks it runs up to the exec are lost at the
+ * exec in every mode. Resume it with tracer_cont, not rec_resume. */
+void rec_ticks_unstop(struct rec *r, struct task *t);
 /* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
 int64_t rec_next_deadline(const struct rec *r);
 /* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set

@@ -251,15 +251,29 @@ void rec_ticks_stop(struct rec *r, struct task *t)
 {
 	uint64_t left, used;
 
+	t->ticks_last = t->counting ? 0 : UINT64_MAX;
 	if (!t->counting)
 		return;
 	t->counting = 0;
 	if (tracer_ticks_get(t->tid, &left) < 0 || left > t->budget)
 		return;
 	used = t->budget - left;
+	t->ticks_last = used;
 	t->ticks += used;
 	t->tick_count += used;
 	rec_clock_advance(&r->clock, (int64_t)used * REC_TICK_NS);
+}
+
+void rec_ticks_unstop(struct rec *r, struct task *t)
+{
+	if (t->counting || t->ticks_last == UINT64_MAX)
+		return; /* it was not counting */
+	t->ticks -= t->ticks_last;
+	t->tick_count -= t->ticks_last;
+	r->clock.now_ns -= (int64_t)t->ticks_last * REC_TICK_NS;
+	t->ticks_last = UINT64_MAX;
+	/* Its counter runs on as it was: the budget is not written again. */
+	t->counting = 1;
 }
 
 static int retryable(const struct rec *r, const struct task *t)

@@ -65,7 +65,63 @@ struct rec_source {
 	void (*take)(void *ctx);
 };
 
+/* Where a syscall leaves its output, which a recording keeps and a replay
+ * puts back (capture.c; replayer/substitute.c). */
+enum rec_out {
+	OUT_NONE,
+	OUT_RET,   /* args[out_arg] points to a buffer that got ret bytes */
+	OUT_SIZE,  /* args[out_arg] points to out_size bytes, written when ret >= 0 */
+	OUT_IOV,   /* args[out_arg] is an iovec array, args[out_arg + 1] long: ret bytes */
+	OUT_IOCTL, /* ioctl: as many bytes at args[2] as request args[1] writes */
+	OUT_MSG,   /* recvmsg: the msghdr at args[out_arg], its name, control and data */
+	OUT_MMSG,  /* recvmmsg: ret mmsghdrs at args[out_arg], each as OUT_MSG, length first */
+	OUT_POLL,  /* poll family: revents, fd_sets or epoll events (sys_poll.c), kept
+		    * only for calls that watch the outside; the row's exit runs after */
+	OUT_VAL,   /* nothing in memory: the result alone (lseek) */
+	OUT_XFER,  /* copy_file_range, sendfile, splice, tee: the bytes moved (xfer.c) */
+};
+
+/* Replay: where a call's recorded output goes in the guest's memory. */
+struct rec_out_place {
+	enum rec_out kind;
+	uint64_t addr;	/* the output argument */
+	uint64_t count; /* OUT_IOV: the number of iovecs */
+	int nregions;	/* OUT_POLL: the regions, in order */
+	uint64_t at[3];
+	size_t len[3];
+};
+
+/*
+ * Replay: how answers from the log are put into the guest. The recorder
+ * decides when a call is answered; replayer/substitute.c implements what
+ * an answer does (replay policy), as a debugger sits behind struct
+ * rec_debugger.
+ */
+struct rec_replay_ops {
+	void *ctx;
+	/* Write recorded output P (N bytes, laid out as capture.c's record
+	 * side read it) where W says in task TID: 0 or -EFAULT. */
+	int (*put_output)(void *ctx, pid_t tid, const struct rec_out_place *w,
+			  const unsigned char *p, size_t n);
+	/* A transfer NR (copy_file_range, sendfile, splice, tee; ARGS) of
+	 * TID, stopped at its exit and not run: write the N recorded bytes P
+	 * to its destination and move the offsets it moved by RET. */
+	void (*transfer)(void *ctx, pid_t tid, long nr, const uint64_t args[6], long ret,
+			 const unsigned char *p, size_t n);
+};
+
+/* xfer.c: the sides of a transfer between descriptors (copy_file_range,
+ * sendfile, splice, tee): descriptors and offset pointers (0: none). */
+struct rec_xfer_sides {
+	int in, out;
+	uint64_t off_in, off_out;
+};
+
+/* The sides of transfer NR with ARGS: 0, or -ENOSYS when NR is none. */
+int rec_xfer_sides(long nr, const uint64_t args[6], struct rec_xfer_sides *s);
+
 struct rec_log; /* evlog.c: the event-log writer */
+struct tracer_path; /* tracer/tracer.h: a path as a recorded run found it */
 
 /* Record: the folder files the run maps are copied into (files/), and
  * what was copied (path -> sha256), for manifest.json. */
@@ -75,13 +131,21 @@ struct rec_files {
 			      * files/ of every recording hard-links (NULL: copy into dir) */
 	struct rec_file_entry {
 		char *path;
-		char sha256[65];
+		char sha256[65]; /* of the copy; "" when none was kept */
 		uint64_t size;
+		int kind;      /* before: enum tracer_path_kind */
+		unsigned mode; /* before: permission bits */
+		char *target;  /* before, a symbolic link: where it points */
+		int changed;   /* before: the run made, moved or removed it: what
+				   * lies below it is the run's own */
 	} * entries;
 	size_t n;
-	struct rec_file_entry *before; /* files as they were before the run first opened
-					* them for writing; sha256 "" when absent */
+	struct rec_file_entry *before; /* paths as the run first found them (capture.c,
+					* fsstate.c), in that order */
 	size_t nbefore;
+	long *index;	 /* fsstate.c: before's entries by path hash (open addressing,
+			  * -1: free), ICAP slots */
+	size_t icap;
 	int failed; /* -errno of the first copy that failed, else 0 */
 };
 
@@ -198,11 +262,13 @@ struct rec_options {
 	struct rec_log *log;	   /* record: the event log */
 	struct rec_files *files;   /* record: copies of mapped files */
 	struct rec_source *source; /* replay: the recorded events */
+	const struct rec_replay_ops *replay; /* replay: puts the log's answers in place */
 	const char *cwd;	   /* the guest's working folder; NULL: hermit's */
 	char *const *binds;  /* replay: pairs (copy, original path), NULL-ended, to put in place of
 			     * the originals in the guest's mount namespace */
-	char *const *before; /* replay: pairs (copy or "", path): files as they were before
-			      * the recorded run wrote them ("": absent) */
+	const struct tracer_path *before; /* replay: the paths the recorded run touched,
+					   * as it first found them (tracer/tracer.h) */
+	size_t nbefore;
 	int quiet;	     /* replay -q: the guest's stdout and stderr go to /dev/null */
 	const struct rec_debugger *debugger; /* replay: a debugger drives it (NULL: none) */
 	int debugger_has_terminal; /* replay: the debugger shares the terminal, whose signals

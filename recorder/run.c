@@ -916,6 +916,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	launch.cwd = opts->cwd;
 	launch.binds = opts->binds;
 	launch.before = opts->before;
+	launch.nbefore = opts->nbefore;
 	launch.private_files = opts->mode == REC_MODE_REPLAY;
 	launch.fds = opts->fds;
 	launch.quiet = opts->quiet;

@@ -105,7 +105,7 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 		rec_capture_open(r, t, c);
 	if (tracer_read_str(t->tid, c->nr == SYS_openat ? c->args[1] : c->args[0], path,
 			    sizeof(path)) < 0)
-		return REC_CONT;
+		return r->opts->mode != REC_MODE_RUN ? REC_EXIT_STOP : REC_CONT;
 	n = strlen(path);
 	if (r->opts->debugger) {
 		long flags = (long)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
@@ -115,8 +115,10 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 		if (rec_open_writes(flags) && strncmp(path, "/dev/", 5) != 0)
 			rec_cp_files_written(r);
 	}
-	/* Cheap test first: only names ending in "random" need the exit stop. */
-	if (n >= 6 && strcmp(path + n - 6, "random") == 0)
+	/* Cheap test first: only names ending in "random" need the exit stop,
+	 * and where a log is kept, every open's result goes with its event (a
+	 * replay's that differs is a divergence, found there). */
+	if ((n >= 6 && strcmp(path + n - 6, "random") == 0) || r->opts->mode != REC_MODE_RUN)
 		return REC_EXIT_STOP;
 	return REC_CONT;
 }

@@ -10,8 +10,9 @@
  *   exit only   runs, then its result is rewritten
  *   both        entry decides whether the exit needs to be seen
  *
- * Not in the table, on purpose: fork, vfork, clone, clone3 and execve
- * (ptrace events report them), getpid and friends (the pid namespace makes
+ * Not in the table, on purpose: fork, vfork, clone and clone3 (ptrace
+ * events report them; execve stops only when recording, to note the file
+ * it runs), getpid and friends (the pid namespace makes
  * them repeat). Reads of ordinary descriptors, writes and sends stop only
  * where a log is kept, hidden (capture.c); `hermit run` runs them at
  * native speed.
@@ -23,6 +24,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 
 #include "internal.h"
@@ -107,6 +109,8 @@ static const struct rec_syscall table[] = {
 	  0 },
 	{ SYS_openat, "openat", 0, rec_sys_open, rec_sys_open_exit, OUT_NONE, 0, 0, SHOWN,
 	  SENT_NONE, 0, 0 },
+	{ SYS_creat, "creat", 0, rec_sys_open, rec_sys_open_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE,
+	  0, 0 },
 	{ SYS_read, "read", REC_RANDOM_FD_MIN, read_high, NULL, OUT_RET, 1, 0, SHOWN, SENT_NONE, 0,
 	  0 },
 	{ SYS_pread64, "pread64", REC_RANDOM_FD_MIN, read_high, NULL, OUT_RET, 1, 0, SHOWN,
@@ -123,6 +127,9 @@ static const struct rec_syscall table[] = {
 	{ SYS_recvmmsg, "recvmmsg", 0, NULL, NULL, OUT_MMSG, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_ioctl, "ioctl", 0, NULL, NULL, OUT_IOCTL, 2, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	{ SYS_mmap, "mmap", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD, SENT_NONE, 0, 0 },
+	/* the file an exec runs: a script's content is kept (fsstate.c) */
+	{ SYS_execve, "execve", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD, SENT_NONE, 0, 0 },
+	{ SYS_execveat, "execveat", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_RECORD, SENT_NONE, 0, 0 },
 	/* where a descriptor stands: of one from outside (stdout to a file the
 	 * shell had written to), the recording's answer, not the replay's */
 	{ SYS_lseek, "lseek", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
@@ -135,6 +142,68 @@ static const struct rec_syscall table[] = {
 	{ SYS_sendto, "sendto", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_LOG, SENT_BUF, 0, 0 },
 	{ SYS_sendmsg, "sendmsg", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_LOG, SENT_MSG, 0, 0 },
 	{ SYS_sendmmsg, "sendmmsg", 0, NULL, NULL, OUT_NONE, 0, 0, HIDDEN_LOG, SENT_MMSG, 0, 0 },
+	/* the file system's state (fsstate.c): changes run in a replay's view
+	 * with their paths put back as the recording found them, and their
+	 * results are the log's; looks are answered from the log */
+	{ SYS_mkdir, "mkdir", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_mkdirat, "mkdirat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_mknod, "mknod", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_mknodat, "mknodat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_unlink, "unlink", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_unlinkat, "unlinkat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_rmdir, "rmdir", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_rename, "rename", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_renameat, "renameat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_renameat2, "renameat2", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_link, "link", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_linkat, "linkat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_symlink, "symlink", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_symlinkat, "symlinkat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_truncate, "truncate", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_chmod, "chmod", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fchmodat, "fchmodat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_chown, "chown", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_lchown, "lchown", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fchownat, "fchownat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_utime, "utime", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_utimes, "utimes", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_futimesat, "futimesat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_utimensat, "utimensat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_setxattr, "setxattr", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_lsetxattr, "lsetxattr", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_removexattr, "removexattr", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0,
+	  0 },
+	{ SYS_lremovexattr, "lremovexattr", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0,
+	  0 },
+	{ SYS_chdir, "chdir", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fchmod, "fchmod", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fchown, "fchown", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_ftruncate, "ftruncate", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fallocate, "fallocate", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fsetxattr, "fsetxattr", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fremovexattr, "fremovexattr", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0,
+	  0 },
+	{ SYS_access, "access", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_faccessat, "faccessat", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_faccessat2, "faccessat2", 0, NULL, NULL, OUT_VAL, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_readlink, "readlink", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_readlinkat, "readlinkat", 0, NULL, NULL, OUT_RET, 2, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_statfs, "statfs", 0, NULL, NULL, OUT_SIZE, 1, sizeof(struct statfs), HIDDEN_LOG,
+	  SENT_NONE, 0, 0 },
+	{ SYS_fstatfs, "fstatfs", 0, NULL, NULL, OUT_SIZE, 1, sizeof(struct statfs), HIDDEN_LOG,
+	  SENT_NONE, 0, 0 },
+	{ SYS_getxattr, "getxattr", 0, NULL, NULL, OUT_RET, 2, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_lgetxattr, "lgetxattr", 0, NULL, NULL, OUT_RET, 2, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_fgetxattr, "fgetxattr", 0, NULL, NULL, OUT_RET, 2, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_listxattr, "listxattr", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_llistxattr, "llistxattr", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_flistxattr, "flistxattr", 0, NULL, NULL, OUT_RET, 1, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	/* transfers between descriptors, past the guest's memory (xfer.c) */
+	{ SYS_copy_file_range, "copy_file_range", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG,
+	  SENT_NONE, 0, 0 },
+	{ SYS_sendfile, "sendfile", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_splice, "splice", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
+	{ SYS_tee, "tee", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0 },
 	/* SIGKILL to another process: held until it is gone (sys_kill.c) */
 	{ SYS_kill, "kill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 2,
 	  SIGKILL },

@@ -19,6 +19,7 @@
 
 #include "common/common.h"
 #include "replayer.h"
+#include "tracer/tracer.h"
 
 /* Integers that may pass 2^53 are stored as decimal strings. */
 static int json_u64(const cJSON *obj, const char *name, uint64_t *out)
@@ -94,6 +95,66 @@ static int is_hex64(const char *s)
 	return i == 64;
 }
 
+static const char *const kind_names[] = { "absent", "file", "sized", "dir", "symlink" };
+
+/*
+ * One entry of manifest.json's "before" into *P: {path, kind, sha256,
+ * size, mode, target}. Recordings older than "kind" have a sha256 (a
+ * file) or null (absent). 0 or -EBADMSG.
+ */
+static int load_before(struct replay_recording *rc, const cJSON *it, struct tracer_path *p)
+{
+	const char *orig = hm_json_str(it, "path", NULL);
+	const char *kind = hm_json_str(it, "kind", NULL);
+	const cJSON *sha = cJSON_GetObjectItemCaseSensitive(it, "sha256");
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(it, "size");
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(it, "mode");
+	const char *target = hm_json_str(it, "target", NULL);
+	char copy[4096 + 80];
+	size_t k;
+
+	if (!orig || orig[0] != '/')
+		return -EBADMSG;
+	if (!kind) {
+		k = cJSON_IsString(sha) ? TRACER_PATH_FILE : TRACER_PATH_ABSENT;
+	} else {
+		for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++) {
+			if (strcmp(kind, kind_names[k]) == 0)
+				break;
+		}
+		if (k == sizeof(kind_names) / sizeof(kind_names[0]))
+			return -EBADMSG;
+	}
+	p->kind = (enum tracer_path_kind)k;
+	p->path = xstrdup(orig);
+	if (k == TRACER_PATH_FILE) {
+		if (!cJSON_IsString(sha) || !is_hex64(sha->valuestring))
+			return -EBADMSG;
+		snprintf(copy, sizeof(copy), "%s/files/%s", rc->dir, sha->valuestring);
+		p->copy = xstrdup(copy);
+	}
+	if (k == TRACER_PATH_SYMLINK) {
+		if (!target)
+			return -EBADMSG;
+		p->target = xstrdup(target);
+	}
+	if (cJSON_IsNumber(size) && size->valuedouble >= 0)
+		p->size = (uint64_t)size->valuedouble;
+	if (cJSON_IsNumber(mode) && mode->valuedouble >= 0)
+		p->mode = (unsigned)mode->valuedouble & 07777;
+	return 0;
+}
+
+static void free_before(struct tracer_path *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)v[i].path);
+		free((char *)v[i].copy);
+		free((char *)v[i].target);
+	}
+	free(v);
+}
+
 /* manifest.json -> pairs (copy in files/, original path), NULL-ended. */
 static int load_manifest(struct replay_recording *rc)
 {
@@ -135,30 +196,21 @@ static int load_manifest(struct replay_recording *rc)
 		rc->binds[n++] = xstrdup(copy);
 		rc->binds[n++] = xstrdup(orig);
 	}
-	/* Files as they were before the run wrote them: (copy or "", path). */
+	/* Paths as the run first found them, in that order. */
 	files = cJSON_GetObjectItemCaseSensitive(doc, "before");
-	n = 0;
-	rc->before = xcalloc(2 * (size_t)cJSON_GetArraySize(files) + 1, sizeof(*rc->before));
+	rc->before = xcalloc((size_t)cJSON_GetArraySize(files) + 1, sizeof(*rc->before));
 	cJSON_ArrayForEach(it, files)
 	{
-		const char *orig = hm_json_str(it, "path", NULL);
-		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(it, "sha256");
-		char copy[4096 + 80] = "";
+		struct tracer_path *p = &rc->before[rc->nbefore++];
 
-		if (!orig || orig[0] != '/' ||
-		    !(cJSON_IsNull(sha) || (cJSON_IsString(sha) && is_hex64(sha->valuestring)))) {
+		if (load_before(rc, it, p) < 0) {
 			cJSON_Delete(doc);
 			return -EBADMSG;
 		}
-		if (cJSON_IsString(sha)) {
-			snprintf(copy, sizeof(copy), "%s/files/%s", rc->dir, sha->valuestring);
-			if (access(copy, R_OK) < 0) {
-				cJSON_Delete(doc);
-				return -ENOENT;
-			}
+		if (p->kind == TRACER_PATH_FILE && access(p->copy, R_OK) < 0) {
+			cJSON_Delete(doc);
+			return -ENOENT;
 		}
-		rc->before[n++] = xstrdup(copy);
-		rc->before[n++] = xstrdup(orig);
 	}
 	cJSON_Delete(doc);
 	return 0;
@@ -253,6 +305,7 @@ int replay_recording_open(const char *datadir, const char *id, struct replay_rec
 	}
 	rc->opts.binds = rc->binds;
 	rc->opts.before = rc->before;
+	rc->opts.nbefore = rc->nbefore;
 	return 0;
 bad:
 	hm_error("cannot open recording '%s': metadata.json is not a hermit.recording/1 document",
@@ -270,7 +323,7 @@ void replay_recording_free(struct replay_recording *rc)
 	free_strings(rc->argv);
 	free_strings(rc->envp);
 	free_strings(rc->binds);
-	free_strings(rc->before);
+	free_before(rc->before, rc->nbefore);
 	cJSON_Delete(rc->meta);
 	memset(rc, 0, sizeof(*rc));
 }

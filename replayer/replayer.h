@@ -43,6 +43,11 @@ struct replay_log_check {
 /* Read the log at PATH to its end. 0 (see *out) or -errno to open it. */
 int replay_log_check(const char *path, struct replay_log_check *out);
 
+/* ---- substitute.c: the log's answers put into the guest ---- */
+
+/* What a replay's recorder is given as rec_options.replay. */
+extern const struct rec_replay_ops replay_substitution;
+
 /* ---- recording.c: a recording on disk ---- */
 
 struct cJSON;
@@ -56,8 +61,8 @@ struct replay_recording {
 	char **argv, **envp, *cwd;
 	int *fds;      /* the descriptors the guest started with, ended by -1 */
 	char **binds;  /* pairs (copy in files/, original path) from manifest.json */
-	char **before; /* pairs (copy in files/ or "" when absent, path): the files the
-			* run wrote, as they were before */
+	struct tracer_path *before; /* the paths the run touched, as it first found them */
+	size_t nbefore;
 	uint64_t last_event; /* `monitor goto`'s bound: the end's event, as `monitor when`
 			      * numbers it (or the last frame of a log cut short) */
 	int last_is_end;     /* the log has its end frame: last_event is the end */

@@ -117,11 +117,15 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 		hm_notice("recording '%s' is incomplete: replaying the %llu events it holds", id,
 			  (unsigned long long)check.frames);
 	rc->opts.mode = REC_MODE_REPLAY;
+	rc->opts.replay = &replay_substitution;
 	rc->opts.quiet = o->quiet;
 	rc->last_event = check.complete && check.frames ? check.frames - 1 : check.frames;
 	rc->last_is_end = check.complete && check.frames;
-	if (!rc->opts.namespaces)
-		rc->opts.binds = rc->opts.before = NULL; /* no mount namespace for them */
+	if (!rc->opts.namespaces) {
+		rc->opts.binds = NULL; /* no mount namespace for them */
+		rc->opts.before = NULL;
+		rc->opts.nbefore = 0;
+	}
 	return 0;
 bad:
 	replay_recording_free(rc);

@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -417,34 +418,149 @@ static void private_view(void)
 	rmdir(stage);
 }
 
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT)
+		hm_debug("replay: cannot remove '%s': %s", path, hm_strerror(errno));
+	return 0;
+}
+
+/* Remove PATH and what is below it (rm -rf), not following links. */
+static void remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode))
+		unlink(path);
+	else
+		nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Make the folders above PATH that are missing (mkdir -p of its parent). */
+static void make_parents(const char *path)
+{
+	char dir[4096];
+
+	for (size_t i = 1; path[i] && i < sizeof(dir); i++) {
+		if (path[i] != '/')
+			continue;
+		snprintf(dir, sizeof(dir), "%.*s", (int)i, path);
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return;
+	}
+}
+
+/* Whether P's path lies at or below DIR. */
+static int at_or_below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+/*
+ * Put path P back as the recorded run first found it, in the private
+ * view: an absent path is removed, a folder made, a file given its
+ * recorded content (or, where only its size was kept, a placeholder of
+ * that size unless the file there has it), a link made again. 0 or -errno.
+ */
+static int put_path_back(const struct tracer_path *p)
+{
+	struct stat st;
+	char target[4096];
+	int have = lstat(p->path, &st) == 0, fd, err = 0;
+	ssize_t n;
+
+	switch (p->kind) {
+	case TRACER_PATH_ABSENT:
+		remove_tree(p->path);
+		return 0;
+	case TRACER_PATH_DIR:
+		if (have && S_ISDIR(st.st_mode))
+			return 0;
+		remove_tree(p->path);
+		make_parents(p->path);
+		return mkdir(p->path, p->mode ? p->mode : 0755) < 0 ? -errno : 0;
+	case TRACER_PATH_SYMLINK:
+		if (have && S_ISLNK(st.st_mode) &&
+		    (n = readlink(p->path, target, sizeof(target) - 1)) >= 0 &&
+		    (target[n] = 0, strcmp(target, p->target) == 0))
+			return 0;
+		remove_tree(p->path);
+		make_parents(p->path);
+		return symlink(p->target, p->path) < 0 ? -errno : 0;
+	case TRACER_PATH_SIZED:
+		if (have && S_ISREG(st.st_mode) && (uint64_t)st.st_size == p->size)
+			return 0;
+		remove_tree(p->path);
+		make_parents(p->path);
+		fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  p->mode ? p->mode : 0644);
+		if (fd < 0)
+			return -errno;
+		if (ftruncate(fd, (off_t)p->size) < 0)
+			err = -errno;
+		close(fd);
+		return err;
+	case TRACER_PATH_FILE:
+		if (have && !S_ISREG(st.st_mode))
+			remove_tree(p->path);
+		make_parents(p->path);
+		err = copy_file(p->copy, p->path, 0);
+		if (!err && p->mode && chmod(p->path, p->mode) < 0)
+			err = -errno;
+		return err;
+	}
+	return 0;
+}
+
+/* Whether the bind of a recorded copy at PATH would cover what the run
+ * made itself: a path put back with its content, or one below a path
+ * that was absent (the guest makes it again). */
+static int made_by_run(const char *path, const struct tracer_path *before, size_t nbefore)
+{
+	for (size_t i = 0; i < nbefore; i++) {
+		if (before[i].kind == TRACER_PATH_FILE && strcmp(before[i].path, path) == 0)
+			return 1;
+		if (before[i].kind == TRACER_PATH_ABSENT && at_or_below(path, before[i].path))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * Replay: put each recorded file in place of its original path, in this
- * mount namespace only. Where the original still exists, a bind mount
- * covers it; where it is gone (the program was deleted), a copy goes in
- * its place in the private view, or where the folder is not private, the
- * folder gets a read-only overlay holding the copy. Then the files the
- * run wrote are put back as they were before it (or removed, if they did
- * not exist), in the private view only.
+ * mount namespace only. First every path the recorded run touched is put
+ * back as it found it (put_path_back), in the private view only. Then,
+ * where the original of a mapped file still exists, a bind mount covers
+ * it; where it is gone (the program was deleted), a copy goes in its
+ * place in the private view, or where the folder is not private, the
+ * folder gets a read-only overlay holding the copy.
  */
-static void put_files_in_place(char *const *binds, const int *held, char *const *before)
+static void put_files_in_place(char *const *binds, const int *held,
+			       const struct tracer_path *before, size_t nbefore)
 {
 	char stage[] = "/tmp/hermit-stage-XXXXXX";
 	int staged = 0, n = 0;
 
-	for (size_t i = 0; before && before[i] && before[i + 1]; i += 2) {
-		const char *file = before[i], *path = before[i + 1];
-		int err = 0;
+	for (size_t i = 0; i < nbefore; i++) {
+		const struct tracer_path *p = &before[i];
+		int err;
 
-		if (!in_private(path))
-			hm_debug(
-				"replay: cannot put '%s' back as it was: its folder is not private",
-				path);
-		else if (!*file)
-			err = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-		else
-			err = copy_file(file, path, 0);
+		if (!in_private(p->path)) {
+			if (p->kind != TRACER_PATH_DIR)
+				hm_debug("replay: cannot put '%s' back as it was: its folder "
+					 "is not private",
+					 p->path);
+			continue;
+		}
+		err = put_path_back(p);
 		if (err)
-			hm_debug("replay: cannot put '%s' back as it was: %s", path,
+			hm_debug("replay: cannot put '%s' back as it was: %s", p->path,
 				 hm_strerror(err));
 	}
 	for (size_t i = 0; binds && binds[i] && binds[i + 1]; i += 2) {
@@ -453,6 +569,8 @@ static void put_files_in_place(char *const *binds, const int *held, char *const 
 		const char *slash = strrchr(path, '/');
 		struct stat st;
 
+		if (made_by_run(path, before, nbefore))
+			continue;
 		/* The copy as opened before the private view hid its file system. */
 		snprintf(file, sizeof(file), "/proc/self/fd/%d", held[i / 2]);
 		if (stat(path, &st) == 0) {
@@ -528,7 +646,7 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 	held = hold_files(l->binds);
 	if (l->private_files)
 		private_view();
-	put_files_in_place(l->binds, held, l->before);
+	put_files_in_place(l->binds, held, l->before, l->nbefore);
 	for (size_t i = 0; held[i] >= 0; i++)
 		close(held[i]);
 	free(held);

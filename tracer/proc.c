@@ -129,6 +129,36 @@ int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size)
 	return 0;
 }
 
+int tracer_fd_info(pid_t tid, int fd, uint64_t *pos, unsigned *flags, int *regular)
+{
+	char path[64], line[256];
+	struct stat st;
+	FILE *f;
+	int got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", tid, fd);
+	if (stat(path, &st) < 0)
+		return -errno;
+	*regular = S_ISREG(st.st_mode);
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if (sscanf(line, "pos: %llu", &v) == 1) {
+			*pos = v;
+			got |= 1;
+		} else if (sscanf(line, "flags: %llo", &v) == 1) {
+			*flags = (unsigned)v;
+			got |= 2;
+		}
+	}
+	fclose(f);
+	return got == 3 ? 0 : -EIO;
+}
+
 int tracer_exe_bias(pid_t tid, uint64_t *bias)
 {
 	char exe[64], path[64], line[512];

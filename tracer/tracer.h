@@ -27,6 +27,28 @@ struct tracer_trap {
 	uint64_t mask; /* 0: no such condition */
 };
 
+/* What a path was when a recorded run first touched it; a replay puts it
+ * back so in its private view before the guest starts (docs/record-replay.md
+ * "The file system"). */
+enum tracer_path_kind {
+	TRACER_PATH_ABSENT,  /* nothing there: removed, with what is below it */
+	TRACER_PATH_FILE,    /* a regular file with COPY's content */
+	TRACER_PATH_SIZED,   /* a regular file of SIZE bytes whose content the log
+			      * answers: left where its size matches, else a
+			      * placeholder of that size */
+	TRACER_PATH_DIR,     /* a folder (made with MODE where missing) */
+	TRACER_PATH_SYMLINK, /* a symbolic link to TARGET */
+};
+
+struct tracer_path {
+	const char *path; /* absolute */
+	enum tracer_path_kind kind;
+	const char *copy;   /* TRACER_PATH_FILE: the recorded copy */
+	const char *target; /* TRACER_PATH_SYMLINK */
+	uint64_t size;	    /* TRACER_PATH_SIZED */
+	unsigned mode;	    /* permission bits, 0: a default */
+};
+
 struct tracer_launch {
 	char *const *argv;		 /* guest argv; argv[0] is looked up in PATH */
 	char *const *envp;		 /* guest environment */
@@ -38,8 +60,9 @@ struct tracer_launch {
 	const char *cwd;     /* chdir here before exec; NULL: stay */
 	char *const *binds;  /* pairs (file, path): FILE appears at PATH in the guest's mount
 			     * namespace (a bind mount; an overlay where PATH is gone) */
-	char *const *before; /* pairs (file or "", path): put FILE's content at PATH, or
-			      * remove PATH when "", in the private view below */
+	const struct tracer_path *before; /* paths put back as they were, in order, in
+					   * the private view below */
+	size_t nbefore;
 	int private_files;   /* a copy-on-write view of the file system: the guest's writes
 			    * stay in memory (a replay must not change the world) */
 	int quiet;	     /* the guest's stdout and stderr go to /dev/null */
@@ -379,6 +402,9 @@ int tracer_task_syscall(pid_t tid, long *nr, uint64_t args[6], uint64_t *pc);
 int tracer_exe_bias(pid_t tid, uint64_t *bias);
 /* What TID's descriptor FD is ("pipe:[123]", "/dev/pts/0", ...). */
 int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
+/* Descriptor FD of TID: its offset and open flags (/proc/TID/fdinfo/FD),
+ * and whether it is a regular file. 0 or -errno. */
+int tracer_fd_info(pid_t tid, int fd, uint64_t *pos, unsigned *flags, int *regular);
 /* Thread TID's name (/proc comm) in BUF: 0, or -errno. */
 int tracer_task_comm(pid_t tid, char *buf, size_t size);
 /* TID's executable: its ELF class (ELFCLASS32, ELFCLASS64) and its file

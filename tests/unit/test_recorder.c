@@ -1123,6 +1123,103 @@ static void test_syscall_refused_rows(void **state)
 	}
 }
 
+/* Every call that reads or changes the file system has its row, hidden
+ * where a log is kept and never stopped by `hermit run`; looks are
+ * answered from the log, changes run with the log's result. */
+static void test_syscall_fs_rows(void **state)
+{
+	static const long looks[] = { SYS_access,     SYS_faccessat, SYS_faccessat2, SYS_readlink,
+				      SYS_readlinkat, SYS_statfs,    SYS_fstatfs,    SYS_getxattr,
+				      SYS_lgetxattr,  SYS_fgetxattr, SYS_listxattr,  SYS_llistxattr,
+				      SYS_flistxattr };
+	static const long changes[] = {
+		SYS_mkdir,    SYS_mkdirat,     SYS_unlink,    SYS_unlinkat,  SYS_rmdir,
+		SYS_rename,   SYS_renameat,    SYS_renameat2, SYS_link,	     SYS_linkat,
+		SYS_symlink,  SYS_symlinkat,   SYS_chmod,     SYS_fchmodat,  SYS_chown,
+		SYS_fchownat, SYS_utimensat,   SYS_truncate,  SYS_ftruncate, SYS_fallocate,
+		SYS_setxattr, SYS_removexattr, SYS_mknod,     SYS_chdir
+	};
+	static const long xfers[] = { SYS_copy_file_range, SYS_sendfile, SYS_splice, SYS_tee };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(looks) / sizeof(looks[0]); i++) {
+		const struct rec_syscall *row = rec_syscall_find(looks[i]);
+
+		if (!row)
+			fail_msg("no row for syscall %ld", looks[i]);
+		assert_int_equal(row->hidden, HIDDEN_LOG);
+		assert_true(rec_fs_answered(looks[i]));
+		assert_false(rec_fs_runs(looks[i]));
+		assert_int_not_equal(row->out, OUT_NONE);
+	}
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		const struct rec_syscall *row = rec_syscall_find(changes[i]);
+
+		if (!row)
+			fail_msg("no row for syscall %ld", changes[i]);
+		assert_int_equal(row->hidden, HIDDEN_LOG);
+		assert_false(rec_fs_answered(changes[i]));
+		assert_true(rec_fs_runs(changes[i]));
+		assert_int_equal(row->out, OUT_VAL);
+	}
+	for (size_t i = 0; i < sizeof(xfers) / sizeof(xfers[0]); i++) {
+		const struct rec_syscall *row = rec_syscall_find(xfers[i]);
+
+		if (!row)
+			fail_msg("no row for syscall %ld", xfers[i]);
+		assert_int_equal(row->hidden, HIDDEN_LOG);
+		assert_int_equal(row->out, OUT_XFER);
+		assert_true(rec_xfer_call(xfers[i]));
+	}
+	assert_false(rec_xfer_call(SYS_read));
+	assert_false(rec_fs_runs(SYS_read));
+	assert_false(rec_fs_answered(SYS_openat));
+}
+
+/* Paths are made absolute and lexical, relative ones from the working
+ * folder (of this process, read through /proc like a guest's). */
+static void test_fs_path(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} abs[] = {
+		{ "/a//b/./c/../d", "/a/b/d" },
+		{ "/", "/" },
+		{ "/..", "/" },
+		{ "/a/b/", "/a/b" },
+		{ "//x/.", "/x" },
+		{ "/a/../../b", "/b" },
+	};
+	char out[8192], cwd[4096], want[8192];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(abs) / sizeof(abs[0]); i++) {
+		assert_int_equal(rec_fs_path(getpid(), AT_FDCWD, (uint64_t)(uintptr_t)abs[i].in,
+					     out, sizeof(out)),
+				 0);
+		assert_string_equal(out, abs[i].out);
+	}
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(
+		rec_fs_path(getpid(), AT_FDCWD, (uint64_t)(uintptr_t) "x/../y", out, sizeof(out)),
+		0);
+	snprintf(want, sizeof(want), "%s/y", strcmp(cwd, "/") ? cwd : "");
+	assert_string_equal(out, want);
+	/* relative to a folder descriptor, and the descriptor itself */
+	{
+		int fd = open("/usr", O_RDONLY | O_DIRECTORY);
+
+		assert_true(fd >= 0);
+		assert_int_equal(rec_fs_path(getpid(), fd, (uint64_t)(uintptr_t) "lib/./x", out,
+					     sizeof(out)),
+				 0);
+		assert_string_equal(out, "/usr/lib/x");
+		assert_int_equal(rec_fs_path(getpid(), fd, 0, out, sizeof(out)), 0);
+		assert_string_equal(out, "/usr");
+		close(fd);
+	}
+}
+
 static void test_syscall_find_every_row(void **state)
 {
 	size_t n = rec_syscall_count();
@@ -1233,25 +1330,37 @@ static void test_syscall_required_rows(void **state)
 }
 
 /* Process creation and exec reach the tracer as ptrace events and getpid
- * repeats in the pid namespace: none may stop. */
+ * repeats in the pid namespace: none may stop, but for exec when a run is
+ * recorded (the file it runs is noted, fsstate.c). */
 static void test_syscall_not_stopped(void **state)
 {
 	static const struct {
 		long nr;
 		const char *name;
 	} rows[] = {
-		{ SYS_execve, "execve" }, { SYS_execveat, "execveat" }, { SYS_fork, "fork" },
-		{ SYS_vfork, "vfork" },	  { SYS_clone, "clone" },
+		{ SYS_fork, "fork" },	  { SYS_vfork, "vfork" },   { SYS_clone, "clone" },
 #ifdef SYS_clone3
 		{ SYS_clone3, "clone3" },
 #endif
 		{ SYS_getpid, "getpid" }, { SYS_gettid, "gettid" },
 	};
 
+	static const long execs[] = { SYS_execve, SYS_execveat };
+
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		if (rec_syscall_find(rows[i].nr))
 			fail_msg("%s (%ld) is in the syscall table", rows[i].name, rows[i].nr);
+	}
+	for (size_t i = 0; i < sizeof(execs) / sizeof(execs[0]); i++) {
+		const struct rec_syscall *row = rec_syscall_find(execs[i]);
+
+		if (!row)
+			fail_msg("no row for syscall %ld", execs[i]);
+		assert_int_equal(row->hidden, HIDDEN_RECORD);
+		assert_int_equal(row->out, OUT_NONE);
+		assert_null(row->enter);
+		assert_null(row->exit);
 	}
 }
 
@@ -1298,6 +1407,8 @@ int main(void)
 		cmocka_unit_test(test_syscall_required_rows),
 		cmocka_unit_test(test_syscall_not_stopped),
 		cmocka_unit_test(test_syscall_sent_rows),
+		cmocka_unit_test(test_syscall_fs_rows),
+		cmocka_unit_test(test_fs_path),
 		cmocka_unit_test_setup_teardown(test_sent_digest_buf_iov, setup_handlers,
 						teardown_handlers),
 		cmocka_unit_test_setup_teardown(test_sent_digest_msg, setup_handlers,

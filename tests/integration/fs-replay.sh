@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# A replay depends on the recording, never on the host's file system as it
+# is at replay time (DESIGN.md "Replay"; docs/record-replay.md "The file
+# system"). Each case records a command in a folder of its own, then
+# changes that folder (what the command made is left there, what it read
+# is rewritten, what it removed is gone or something else), then replays:
+# the same stdout, stderr and exit status each time, and the folder is
+# left as the change left it (a replay writes nothing to the host).
+. "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
+TEST_TIMEOUT=120
+
+export HERMIT_DATA_DIR="$WORK/data"
+
+# state DIR: every path under DIR with its type and size, and every file's
+# md5sum, to tell whether a replay changed the host.
+state() {
+	(cd "$1" && find . -printf '%y %s %p\n' | sort && find . -type f -exec md5sum {} + | sort)
+}
+
+# case_ NAME CHANGE REPLAYS -- CMD...: in a new folder $WORK/NAME (filled
+# by a function setup_NAME where there is one), record CMD, which must
+# exit 0; run the shell code CHANGE there; replay REPLAYS times.
+# REC_OPTS: options of record start.
+# FS_REPLAY_CASES, when set, names the cases to run (the others pass).
+case_() {
+	name=$1 change=$2 times=$3
+	shift 4
+	case " ${FS_REPLAY_CASES:-$name} " in
+	*" $name "*) ;;
+	*) return 0 ;;
+	esac
+	dir="$WORK/$name"
+	mkdir -p "$dir" || fail "$name: cannot make $dir"
+	if command -v "setup_$name" >/dev/null 2>&1; then
+		(cd "$dir" && "setup_$name") || fail "$name: setup failed"
+	fi
+	# shellcheck disable=SC2086 # REC_OPTS: words, or nothing
+	(cd "$dir" && hm "$WORK/$name.rec" record start ${REC_OPTS:-} -- "$@")
+	rst=$?
+	case $rst in
+	122 | 124 | 125 | 126 | 127 | 137) tail -20 "$WORK/$name.rec.err" >&2; fail "$name: record start exited $rst" ;;
+	esac
+	[ "$rst" = 0 ] || { tail -20 "$WORK/$name.rec.err" >&2; fail "$name: the recorded run exited $rst"; }
+	grep -v '^hermit: ' "$WORK/$name.rec.err" >"$WORK/$name.rec.guest"
+	(cd "$dir" && eval "$change") || fail "$name: the change failed"
+	state "$dir" >"$WORK/$name.state"
+	i=1
+	while [ "$i" -le "$times" ]; do
+		(cd "$WORK" && hm "$WORK/$name.rep" replay --autopilot)
+		st=$?
+		[ "$st" = "$rst" ] || { tail -20 "$WORK/$name.rep.err" >&2; fail "$name: replay $i exited $st, the recorded run $rst"; }
+		diff -u "$WORK/$name.rec" "$WORK/$name.rep" || fail "$name: replay $i printed other stdout"
+		grep -v '^hermit: ' "$WORK/$name.rep.err" >"$WORK/$name.rep.guest"
+		diff -u "$WORK/$name.rec.guest" "$WORK/$name.rep.guest" || fail "$name: replay $i printed other stderr"
+		state "$dir" >"$WORK/$name.state2"
+		diff -u "$WORK/$name.state" "$WORK/$name.state2" || fail "$name: replay $i changed the host's files"
+		i=$((i + 1))
+	done
+	echo "$name: recorded (exit $rst) and replayed $times times"
+}
+
+# The folder it made is still there.
+case_ mkdir ':' 3 -- mkdir d
+# A file it read, removed since.
+setup_read() { printf 'one\ntwo\n' >f; }
+case_ read 'rm f' 2 -- sh -c 'while read l; do echo "got $l"; done <f; tail -c 4 f; wc -c f'
+# A file it deleted: gone, then a folder in its place.
+setup_rm() { echo data >f; }
+case_ rm 'mkdir f' 3 -- rm f
+setup_rmnons() { echo data >f; }
+setup_rmls() { mkdir t && echo 1 >t/a && echo 2 >t/b; }
+case_ rmls 'rm -rf t; echo other >t' 2 -- sh -c 'ls t; rm -r t; ls'
+# A script it ran, removed since: the kernel reads its first line.
+setup_script() { printf '#!/bin/sh\necho script ran "$@"\n' >s.sh && chmod +x s.sh; }
+case_ script 'rm s.sh' 3 -- sh -c './s.sh one two'
+# The same without namespaces (no private view): the replay must not
+# remove the host's new f.
+REC_OPTS=--no-namespace
+case_ rmnons 'echo new >f' 2 -- rm f
+REC_OPTS=
+# cp a b and cat a > b: copy_file_range, from a file rewritten since.
+setup_cp() { echo hi >a; }
+case_ cp 'rm b; echo changed >a' 3 -- cp a b
+setup_catto() { echo hello >a; }
+case_ catto 'echo other >a; echo junk >b' 3 -- sh -c 'cat a >b && cat b'
+# cat a to the replay's stdout, a file then, a file now.
+setup_cat() { printf 'line 1\nline 2\n' >a; }
+case_ cat 'rm a' 3 -- cat a
+# cp -r of a small tree, the copy removed and the tree changed.
+setup_cpr() { mkdir -p src/sub && echo 1 >src/a && echo 2 >src/sub/b && ln -s a src/l; }
+case_ cpr 'rm -rf dst; echo 9 >src/a; rm src/sub/b' 3 -- sh -c 'cp -r src dst && ls -lR dst | sed "s/ [A-Z][a-z][a-z] .* / /" && cat dst/sub/b'
+# tar czf, then tar xzf of its archive elsewhere.
+setup_tarc() { mkdir -p src/sub && echo 1 >src/a && echo 2 >src/sub/b; }
+case_ tarc 'rm s.tgz; rm -r src/sub' 2 -- sh -c 'tar czf s.tgz src && tar tzf s.tgz | sort'
+setup_tarx() { cp "$WORK/tarc/s.tgz" . 2>/dev/null || { mkdir src && echo 1 >src/a && tar czf s.tgz src && rm -r src; }; }
+case_ tarx 'rm -r src; echo broken >s.tgz' 2 -- sh -c 'tar xzf s.tgz && cat src/a && find src | sort'
+# sqlite3 on a file database in a folder it makes, changed since.
+if command -v sqlite3 >/dev/null 2>&1; then
+	case_ sqlite "sqlite3 data/db 'insert into t values(40,41)'" 3 -- sh -c \
+		'mkdir data && sqlite3 data/db "create table t(a,b); insert into t values(1,2),(3,4); select * from t;"'
+else
+	echo "sqlite3: not installed, its case skipped"
+fi
+# python3 writes, renames and lists files.
+if command -v python3 >/dev/null 2>&1; then
+	setup_py() {
+		cat >w.py <<'EOF'
+import os, json
+os.makedirs("out/deep", exist_ok=True)
+with open("out/deep/x.json", "w") as f:
+    json.dump({"a": [1, 2, 3]}, f)
+with open("out/deep/x.json") as f:
+    print(f.read())
+os.rename("out/deep/x.json", "out/y.json")
+print(sorted(os.listdir("out")), os.path.getsize("out/y.json"))
+EOF
+	}
+	case_ py 'rm -r out; mkdir -p out/deep/x.json' 3 -- python3 w.py
+else
+	echo "python3: not installed, its case skipped"
+fi
+# git init, add and commit in a folder, which then gets another commit.
+if command -v git >/dev/null 2>&1; then
+	setup_git() { echo x >f; }
+	case_ git 'git commit -q --allow-empty -m two; echo y >f' 2 -- sh -c \
+		'git init -q . && git add f && git -c user.email=a@b -c user.name=a commit -q -m one && git log --format="%H %s" && git status --short'
+else
+	echo "git: not installed, its case skipped"
+fi
+exit 0
