@@ -142,6 +142,7 @@ struct dw_patch_plan {
 	struct dw_patch_range *ranges; /* by address */
 	size_t n, cap;
 	size_t njump, nint3, npad;
+	size_t ntarget; /* of njump: backward branches counted at their target */
 	size_t tramp_size;    /* bytes of trampolines it needs, page-rounded */
 	uint64_t exec_vaddr;  /* the executable segment: link-time address, */
 	uint64_t exec_offset; /* file offset */

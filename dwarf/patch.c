@@ -544,6 +544,59 @@ static int take_padding(struct plan_state *s, size_t i, size_t *last)
 	return 1;
 }
 
+/* The instruction at ADDR, or NULL (the planned ones are in address order). */
+static size_t insn_at(const struct plan_state *s, uint64_t addr)
+{
+	size_t a = 0, b = s->n;
+
+	while (a < b) {
+		size_t m = (a + b) / 2;
+
+		if (s->in[m].addr < addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < s->n && s->in[a].addr == addr && !(s->in[a].flags & I_PAD) ? a : s->n;
+}
+
+/*
+ * A backward branch I that no jump can take (sort's `call; test; jns` loop,
+ * its neighbours a return address and a branch target) may be counted at
+ * its target instead, where a loop's every turn passes too: a range that
+ * starts there. *F, *L and 1 when one can be had (*F == *L == s->n when a
+ * range already starts there); 0 when not.
+ */
+static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
+		     const struct dw_patch_plan *plan, size_t *f, size_t *l)
+{
+	size_t j;
+	uint8_t flags;
+	int ok;
+
+	if (!s->in[i].target || s->in[i].target > s->in[i].addr || (s->in[i].flags & I_CALL) ||
+	    (j = insn_at(s, s->in[i].target)) == s->n)
+		return 0;
+	if (covered[j]) {
+		for (size_t k = 0; k < plan->n; k++) {
+			if (plan->ranges[k].addr == s->in[j].addr &&
+			    plan->ranges[k].kind == DW_PATCH_JUMP) {
+				*f = *l = s->n;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	if (!(s->in[j].flags & (I_MOVABLE | I_RELOC)))
+		return 0;
+	flags = s->in[j].flags;
+	s->in[j].flags |= I_RELOC;
+	/* (no instruction before it: the target would be inside) */
+	ok = choose_range(s, j, covered, f, l) && *f == j;
+	s->in[j].flags = flags;
+	return ok;
+}
+
 /* Sites that must count first (a hot loop's branch must not lose its
  * neighbours to a chaos pick and fall back to an int3), then chaos picks
  * in what is left. */
@@ -583,6 +636,16 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				r.target = s->in[i].target;
 				covered[i] = 1;
 				plan->npad++;
+			} else if (at_target(s, i, covered, plan, &f, &l)) {
+				covered[i] = 1;
+				if (f == s->n)
+					continue; /* counted there already */
+				r.addr = s->in[f].addr;
+				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.kind = DW_PATCH_JUMP;
+				memset(covered + f, 1, l - f + 1);
+				plan->njump++;
+				plan->ntarget++;
 			} else {
 				r.addr = s->in[i].addr;
 				r.len = 1;

@@ -36,7 +36,7 @@ struct plan_header {
 	char magic[8];
 	uint32_t range_size; /* sizeof(struct dw_patch_range) */
 	uint32_t header_size;
-	uint64_t n, njump, nint3, npad, tramp_size;
+	uint64_t n, njump, nint3, npad, ntarget, tramp_size;
 	uint64_t exec_vaddr, exec_offset, exec_size;
 };
 
@@ -124,6 +124,7 @@ static int load(const char *path, struct dw_patch_plan *plan)
 	plan->njump = (size_t)h.njump;
 	plan->nint3 = (size_t)h.nint3;
 	plan->npad = (size_t)h.npad;
+	plan->ntarget = (size_t)h.ntarget;
 	plan->tramp_size = (size_t)h.tramp_size;
 	plan->exec_vaddr = h.exec_vaddr;
 	plan->exec_offset = h.exec_offset;
@@ -147,6 +148,7 @@ static void store(const char *path, const struct dw_patch_plan *plan)
 	h.njump = plan->njump;
 	h.nint3 = plan->nint3;
 	h.npad = plan->npad;
+	h.ntarget = plan->ntarget;
 	h.tramp_size = plan->tramp_size;
 	h.exec_vaddr = plan->exec_vaddr;
 	h.exec_offset = plan->exec_offset;

@@ -268,6 +268,38 @@ static void test_riprel_neighbour(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+/* sort's merge loop, in small: `call F; test; jne L`, where the call's
+ * return address and the `ret` after the jne leave the 2-byte jne no
+ * neighbour to take and no padding to jump through. It is counted at its
+ * target L instead, by a jump: every turn passes there. */
+static void test_count_at_target(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf8,	      /* mov %rdi,%rax */
+		0x31, 0xd2,		      /* xor %edx,%edx */
+		0xeb, 0x0b,		      /* jmp M */
+		0x48, 0x83, 0xc2, 0x01,	      /* L: add $1,%rdx */
+		0x48, 0x83, 0xc2, 0x00,	      /* add $0,%rdx */
+		0x48, 0xff, 0xc8,	      /* dec %rax */
+		0xe8, 0x05, 0x00, 0x00, 0x00, /* M: call F */
+		0x85, 0xc0,		      /* test %eax,%eax */
+		0x75, 0xec,		      /* jne L */
+		0xc3,			      /* ret */
+		0x89, 0xc0,		      /* F: mov %eax,%eax */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 30, 0, 30, &plan);
+	assert_int_equal(plan.n, 1);
+	assert_int_equal(plan.ranges[0].kind, DW_PATCH_JUMP);
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 7);
+	assert_int_equal(plan.nint3, 0);
+	assert_int_equal(plan.ntarget, 1);
+	dw_patch_plan_free(&plan);
+}
+
 /* `loop` cannot be moved: it keeps an int3. */
 static void test_loop_insn(void **state)
 {
@@ -434,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_jcc_rel8),	     cmocka_unit_test(test_jcc_rel32),
 		cmocka_unit_test(test_jmp),		     cmocka_unit_test(test_indirect_call),
 		cmocka_unit_test(test_indirect_jmp_riprel), cmocka_unit_test(test_riprel_neighbour),
+		cmocka_unit_test(test_count_at_target),
 		cmocka_unit_test(test_loop_insn),	     cmocka_unit_test(test_target_inside),
 		cmocka_unit_test(test_recursion),	     cmocka_unit_test(test_plan_cache),
 	};
