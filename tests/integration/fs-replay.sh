@@ -102,6 +102,31 @@ if command -v sqlite3 >/dev/null 2>&1; then
 else
 	echo "sqlite3: not installed, its case skipped"
 fi
+# splice from a file to a pipe (with and without an offset), from a pipe
+# to a file, and sendfile to stdout, from a file rewritten since.
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import os; os.splice' 2>/dev/null; then
+	setup_splice() {
+		printf 'spliced bytes here\n' >a
+		cat >sp.py <<'EOF'
+import os, sys
+fd = os.open("a", os.O_RDONLY)
+r, w = os.pipe()
+print("splice", os.splice(fd, w, 8), os.read(r, 100))
+n = os.splice(fd, w, 100, offset_src=8)
+print("splice at", n, os.read(r, 100), os.lseek(fd, 0, os.SEEK_CUR))
+os.write(w, b"through a pipe\n")
+out = os.open("b", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+print("to a file", os.splice(r, out, 100))
+os.close(out)
+sys.stdout.flush()
+print(" sendfile", os.sendfile(1, fd, 0, 7))
+print("b:", open("b").read().strip())
+EOF
+	}
+	case_ splice 'echo changed >a; rm b' 3 -- python3 sp.py
+else
+	echo "python3 with os.splice: not installed, its case skipped"
+fi
 # python3 writes, renames and lists files.
 if command -v python3 >/dev/null 2>&1; then
 	setup_py() {
