@@ -354,10 +354,6 @@ void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
  * they were (a replay runs it, its result the log's). */
 int rec_fs_answered(long nr);
 int rec_fs_runs(long nr);
-/* The path call C names at ADDR relative to folder descriptor DIRFD
- * (AT_FDCWD: T's working folder), absolute and lexically normal ("." and
- * ".." taken out), into OUT. ADDR 0: DIRFD's own path. 0 or -errno. */
-int rec_fs_path(pid_t tid, int dirfd, uint64_t addr, char *out, size_t size);
 /* Record, at the entry of a file-system call C of T: note its paths as
  * they are, before it runs; at its exit, mark what it made, moved or
  * removed as the run's own. Nothing in other modes. */
