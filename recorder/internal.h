@@ -471,9 +471,9 @@ void rec_ticks_resume(struct task *t);
 /* T stopped: add the ticks it ran since it was resumed. */
 void rec_ticks_stop(struct rec *r, struct task *t);
 /* Take back what rec_ticks_stop added at T's stop now, for a stop `hermit
- * run` does not make (execve's, when recording): T goes on with its
- * counter as it was, so the ticks it runs up to the exec are lost at the
- * exec in every mode. Resume it with tracer_cont, not rec_resume. */
+ * run` and a replay do not make (execve's, when recording): the ticks it
+ * ran since it was resumed, and those up to the exec, are lost at the
+ * exec, as in every mode. Resume it with tracer_cont, not rec_resume. */
 void rec_ticks_unstop(struct rec *r, struct task *t);
 /* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
 int64_t rec_next_deadline(const struct rec *r);
