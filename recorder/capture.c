@@ -692,10 +692,14 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 			r->opts->replay->transfer(r->opts->replay->ctx, t->tid, c->nr, c->args,
 						  (long)REC_EV_RET(ev), p, n);
 		t->xfer_emulated = 0;
-		if ((long)REC_EV_RET(ev) != c->ret && rec_fs_runs(c->nr))
+		if ((long)REC_EV_RET(ev) != c->ret && rec_fs_runs(c->nr)) {
 			hm_debug("task %d: %s returned %ld in the replay's view, %ld in the "
 				 "recording: the recording's result stands",
 				 t->index, row->name, c->ret, (long)REC_EV_RET(ev));
+			if (r->opts->replay && r->opts->replay->fs_result)
+				r->opts->replay->fs_result(r->opts->replay->ctx, t->tid, c->nr,
+							   c->args, c->ret, (long)REC_EV_RET(ev));
+		}
 		if ((long)REC_EV_RET(ev) != c->ret) {
 			regs.rax = (uint64_t)REC_EV_RET(ev);
 			tracer_set_regs(t->tid, &regs);

@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,6 +468,40 @@ static long note_operand(struct rec *r, struct task *t, const struct rec_call *c
 	return note(r->opts->files, path, keep);
 }
 
+/* What lies below a folder the run renames: noted before the rename, or
+ * a replay would find there the host's files as they are now. At most
+ * TREE_MAX paths (a warning says when there were more). */
+#define TREE_MAX 100000
+static struct rec_files *tree_files; /* nftw passes no context */
+static size_t tree_noted;
+
+static int note_below(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	if (ftw->level == 0)
+		return 0;
+	if (tree_noted++ >= TREE_MAX)
+		return 1;
+	note(tree_files, path, 0);
+	return 0;
+}
+
+static void note_tree(struct rec_files *f, long at)
+{
+	char path[4096];
+
+	if (at < 0 || f->before[at].kind != TRACER_PATH_DIR || f->before[at].changed)
+		return;
+	snprintf(path, sizeof(path), "%s", f->before[at].path);
+	tree_files = f;
+	tree_noted = 0;
+	if (nftw(path, note_below, 16, FTW_PHYS | FTW_MOUNT) == 1)
+		hm_warn("'%s' holds more than %d paths: a replay finds those past them as "
+			"they are then",
+			path, TREE_MAX);
+}
+
 void rec_fs_entry(struct rec *r, struct task *t, const struct rec_call *c)
 {
 	const struct fs_call *fc = find_call(c->nr);
@@ -485,6 +520,8 @@ void rec_fs_entry(struct rec *r, struct task *t, const struct rec_call *c)
 			keep = is_script(t, c, &fc->op[0]);
 		t->fs_noted[i] = note_operand(r, t, c, &fc->op[i], keep);
 	}
+	if (c->nr == SYS_rename || c->nr == SYS_renameat || c->nr == SYS_renameat2)
+		note_tree(r->opts->files, t->fs_noted[0]);
 }
 
 void rec_fs_exit(struct rec *r, struct task *t, const struct rec_call *c)

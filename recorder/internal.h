@@ -366,10 +366,6 @@ void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
  * they were (a replay runs it, its result the log's). */
 int rec_fs_answered(long nr);
 int rec_fs_runs(long nr);
-/* The path call C names at ADDR relative to folder descriptor DIRFD
- * (AT_FDCWD: T's working folder), absolute and lexically normal ("." and
- * ".." taken out), into OUT. ADDR 0: DIRFD's own path. 0 or -errno. */
-int rec_fs_path(pid_t tid, int dirfd, uint64_t addr, char *out, size_t size);
 /* Record, at the entry of a file-system call C of T: note its paths as
  * they are, before it runs; at its exit, mark what it made, moved or
  * removed as the run's own. Nothing in other modes. */
@@ -490,9 +486,9 @@ void rec_ticks_resume(struct task *t);
 /* T stopped: add the ticks it ran since it was resumed. */
 void rec_ticks_stop(struct rec *r, struct task *t);
 /* Take back what rec_ticks_stop added at T's stop now, for a stop `hermit
- * run` does not make (execve's, when recording): T goes on with its
- * counter as it was, so the ticks it runs up to the exec are lost at the
- * exec in every mode. Resume it with tracer_cont, not rec_resume. */
+ * run` and a replay do not make (execve's, when recording): the ticks it
+ * ran since it was resumed, and those up to the exec, are lost at the
+ * exec, as in every mode. Resume it with tracer_cont, not rec_resume. */
 void rec_ticks_unstop(struct rec *r, struct task *t);
 /* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
 int64_t rec_next_deadline(const struct rec *r);

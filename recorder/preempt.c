@@ -272,8 +272,11 @@ void rec_ticks_unstop(struct rec *r, struct task *t)
 	t->tick_count -= t->ticks_last;
 	r->clock.now_ns -= (int64_t)t->ticks_last * REC_TICK_NS;
 	t->ticks_last = UINT64_MAX;
-	/* Its counter runs on as it was: the budget is not written again. */
-	t->counting = 1;
+	/* What it counts from here to the exec is lost at the exec, as under
+	 * `hermit run` and in a replay: no later stop (a signal from outside
+	 * before the exec) may read it. The new program's counter is armed
+	 * when it is next resumed. */
+	t->counting = 0;
 }
 
 static int retryable(const struct rec *r, const struct task *t)

@@ -108,7 +108,18 @@ struct rec_replay_ops {
 	 * to its destination and move the offsets it moved by RET. */
 	void (*transfer)(void *ctx, pid_t tid, long nr, const uint64_t args[6], long ret,
 			 const unsigned char *p, size_t n);
+	/* A file-system change NR (ARGS) of TID returned GOT in the replay's
+	 * view where the recording's returned WANT: make the view what the
+	 * recording's call left where that can be done otherwise. */
+	void (*fs_result)(void *ctx, pid_t tid, long nr, const uint64_t args[6], long got,
+			  long want);
 };
+
+/* fsstate.c: the path a call of task TID names at ADDR (in its memory)
+ * relative to folder descriptor DIRFD (AT_FDCWD: its working folder),
+ * absolute and lexically normal ("." and ".." taken out), into OUT. ADDR
+ * 0: DIRFD's own path. 0 or -errno. */
+int rec_fs_path(pid_t tid, int dirfd, uint64_t addr, char *out, size_t size);
 
 /* xfer.c: the sides of a transfer between descriptors (copy_file_range,
  * sendfile, splice, tee): descriptors and offset pointers (0: none). */

@@ -107,6 +107,7 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 			    sizeof(path)) < 0)
 		return r->opts->mode != REC_MODE_RUN ? REC_EXIT_STOP : REC_CONT;
 	n = strlen(path);
+	hm_trace("task %d: open '%s'", t->index, path);
 	if (r->opts->debugger) {
 		long flags = (long)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
 

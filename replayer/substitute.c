@@ -18,15 +18,22 @@
  *     call moved are moved: through its offset pointers, or with an lseek
  *     made in the guest (the guest's open file description is not ours to
  *     move otherwise).
+ *   - fs_result mends the replay's view where a change the recording made
+ *     is refused there for the view's own sake: a hard link between the
+ *     overlay's layers (EXDEV) is made as a copy, and a folder of the
+ *     lower layer the overlay will not rename (EXDEV, no redirect_dir) is
+ *     moved by copying.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -226,4 +233,122 @@ static void transfer(void *ctx, pid_t tid, long nr, const uint64_t args[6], long
 	advance(tid, s.out, s.off_out, ret, append);
 }
 
-const struct rec_replay_ops replay_substitution = { NULL, put_output, transfer };
+/* Copy FROM to TO, a new file with FROM's mode. 0 or -errno. */
+static int copy_new(const char *from, const char *to)
+{
+	char buf[65536];
+	struct stat st;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, err = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(in);
+		return -EPERM; /* a hard link to a folder or a device: not made */
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
+		err = hm_write_all(out, buf, (size_t)n);
+	if (n < 0 && !err)
+		err = -errno;
+	close(in);
+	close(out);
+	return err;
+}
+
+/* Where a tree is being copied (copy_one): the source's length and the
+ * destination; nftw passes no context. */
+static size_t move_from_len;
+static const char *move_to;
+
+static int copy_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	char to[8192 + 64];
+	char target[4096];
+	ssize_t n;
+
+	(void)ftw;
+	snprintf(to, sizeof(to), "%s%s", move_to, path + move_from_len);
+	if (flag == FTW_D)
+		return mkdir(to, st->st_mode & 07777) < 0 && errno != EEXIST ? -1 : 0;
+	if (S_ISLNK(st->st_mode)) {
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			return -1;
+		target[n] = 0;
+		return symlink(target, to) < 0 ? -1 : 0;
+	}
+	n = S_ISREG(st->st_mode) ? copy_new(path, to) : -EPERM;
+	if (n == 0)
+		return 0;
+	hm_debug("replay: cannot copy '%s': %s", path, hm_strerror((int)n));
+	return -1;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) == 0)
+		return 0;
+	hm_debug("replay: cannot remove '%s': %s", path, hm_strerror(errno));
+	return -1;
+}
+
+/* Move FROM to TO by copying (both through /proc/PID/root): 0 or -1.
+ * Not FTW_MOUNT: an overlay's files show their layer's device, not the
+ * overlay's (Documentation/filesystems/overlayfs.rst, "st_dev"). */
+static int move_tree(const char *from, const char *to)
+{
+	struct stat st;
+
+	if (lstat(from, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(to);
+		return copy_new(from, to) < 0 || unlink(from) < 0 ? -1 : 0;
+	}
+	move_from_len = strlen(from);
+	move_to = to;
+	if (nftw(from, copy_one, 16, FTW_PHYS) != 0)
+		return -1;
+	return nftw(from, remove_one, 16, FTW_PHYS | FTW_DEPTH) == 0 ? 0 : -1;
+}
+
+static void fs_result(void *ctx, pid_t tid, long nr, const uint64_t args[6], long got, long want)
+{
+	char from[4096 + 8], to[4096 + 8], a[4096 + 64], b[4096 + 64];
+	int old_dir = AT_FDCWD, new_dir = AT_FDCWD, err;
+	uint64_t old_path = args[0], new_path = args[1];
+	int link = nr == SYS_link || nr == SYS_linkat;
+
+	(void)ctx;
+	if (got != -EXDEV || want != 0)
+		return;
+	if (!link && nr != SYS_rename && nr != SYS_renameat &&
+	    !(nr == SYS_renameat2 && (args[4] & ~(uint64_t)RENAME_NOREPLACE) == 0))
+		return;
+	if (nr != SYS_link && nr != SYS_rename) { /* (olddirfd, oldpath, newdirfd, newpath) */
+		old_dir = (int)args[0];
+		old_path = args[1];
+		new_dir = (int)args[2];
+		new_path = args[3];
+	}
+	if (rec_fs_path(tid, old_dir, old_path, from, sizeof(from)) < 0 ||
+	    rec_fs_path(tid, new_dir, new_path, to, sizeof(to)) < 0)
+		return;
+	/* The guest's own view of the file system, not hermit's. */
+	snprintf(a, sizeof(a), "/proc/%d/root%s", tid, from);
+	snprintf(b, sizeof(b), "/proc/%d/root%s", tid, to);
+	err = link ? copy_new(a, b) : move_tree(a, b) < 0 ? -errno : 0;
+	hm_debug("replay: the view refused to %s '%s' to '%s': %s", link ? "link" : "move", from,
+		 to, err ? hm_strerror(err) : "copied instead");
+}
+
+const struct rec_replay_ops replay_substitution = { NULL, put_output, transfer, fs_result };

@@ -79,6 +79,12 @@ case_ script 'rm s.sh' 3 -- sh -c './s.sh one two'
 REC_OPTS=--no-namespace
 case_ rmnons 'echo new >f' 2 -- rm f
 REC_OPTS=
+# A folder it renamed: back in place since (the replay's view cannot
+# rename a folder of its lower layer: EXDEV), or gone with its files.
+setup_mvdir() { mkdir -p t/s && echo A >t/a && echo B >t/s/b; }
+case_ mvdir 'mv u t' 2 -- sh -c 'mv t u && ls -R u && cat u/a u/s/b'
+setup_mvgone() { setup_mvdir; }
+case_ mvgone 'rm -r u' 2 -- sh -c 'mv t u && ls -R u && cat u/a u/s/b'
 # cp a b and cat a > b: copy_file_range, from a file rewritten since.
 setup_cp() { echo hi >a; }
 case_ cp 'rm b; echo changed >a' 3 -- cp a b
@@ -101,6 +107,31 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		'mkdir data && sqlite3 data/db "create table t(a,b); insert into t values(1,2),(3,4); select * from t;"'
 else
 	echo "sqlite3: not installed, its case skipped"
+fi
+# splice from a file to a pipe (with and without an offset), from a pipe
+# to a file, and sendfile to stdout, from a file rewritten since.
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import os; os.splice' 2>/dev/null; then
+	setup_splice() {
+		printf 'spliced bytes here\n' >a
+		cat >sp.py <<'EOF'
+import os, sys
+fd = os.open("a", os.O_RDONLY)
+r, w = os.pipe()
+print("splice", os.splice(fd, w, 8), os.read(r, 100))
+n = os.splice(fd, w, 100, offset_src=8)
+print("splice at", n, os.read(r, 100), os.lseek(fd, 0, os.SEEK_CUR))
+os.write(w, b"through a pipe\n")
+out = os.open("b", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+print("to a file", os.splice(r, out, 100))
+os.close(out)
+sys.stdout.flush()
+print(" sendfile", os.sendfile(1, fd, 0, 7))
+print("b:", open("b").read().strip())
+EOF
+	}
+	case_ splice 'echo changed >a; rm b' 3 -- python3 sp.py
+else
+	echo "python3 with os.splice: not installed, its case skipped"
 fi
 # python3 writes, renames and lists files.
 if command -v python3 >/dev/null 2>&1; then
@@ -125,7 +156,15 @@ if command -v git >/dev/null 2>&1; then
 	setup_git() { echo x >f; }
 	case_ git 'git commit -q --allow-empty -m two; echo y >f' 2 -- sh -c \
 		'git init -q . && git add f && git -c user.email=a@b -c user.name=a commit -q -m one && git log --format="%H %s" && git status --short'
+	# a local clone hard-links the objects (the view refuses links
+	# across its layers: EXDEV), then a commit in the clone
+	setup_clone() {
+		git init -q src && echo a >src/a && mkdir src/d && echo b >src/d/b &&
+			git -C src add . && git -C src -c user.email=a@b -c user.name=a commit -q -m one
+	}
+	case_ clone 'rm -rf dst; git -C src -c user.email=a@b -c user.name=a commit -q --allow-empty -m more' 2 -- sh -c \
+		'git clone -q src dst && cd dst && ls -R && git rm -q a && git -c user.email=a@b -c user.name=a commit -q -m two && git log --format=%s'
 else
-	echo "git: not installed, its case skipped"
+	echo "git: not installed, its cases skipped"
 fi
 exit 0
