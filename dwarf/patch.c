@@ -544,7 +544,8 @@ static int take_padding(struct plan_state *s, size_t i, size_t *last)
 	return 1;
 }
 
-/* The instruction at ADDR, or NULL (the planned ones are in address order). */
+/* The index of the instruction at ADDR, or s->n (they are in address
+ * order). */
 static size_t insn_at(const struct plan_state *s, uint64_t addr)
 {
 	size_t a = 0, b = s->n;
@@ -557,7 +558,7 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
 		else
 			b = m;
 	}
-	return a < s->n && s->in[a].addr == addr && !(s->in[a].flags & I_PAD) ? a : s->n;
+	return a < s->n && s->in[a].addr == addr ? a : s->n;
 }
 
 /*
@@ -575,7 +576,7 @@ static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
 	int ok;
 
 	if (!s->in[i].target || s->in[i].target > s->in[i].addr || (s->in[i].flags & I_CALL) ||
-	    (j = insn_at(s, s->in[i].target)) == s->n)
+	    (j = insn_at(s, s->in[i].target)) == s->n || (s->in[j].flags & I_PAD))
 		return 0;
 	if (covered[j]) {
 		for (size_t k = 0; k < plan->n; k++) {
@@ -774,17 +775,7 @@ static const unsigned char *data_at(Elf *elf, uint64_t addr, size_t n)
 /* Whether ADDR is the start of a decoded instruction. */
 static int insn_start(const struct plan_state *s, uint64_t addr)
 {
-	size_t a = 0, b = s->n;
-
-	while (a < b) {
-		size_t m = (a + b) / 2;
-
-		if (s->in[m].addr < addr)
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a < s->n && s->in[a].addr == addr;
+	return insn_at(s, addr) < s->n;
 }
 
 /* An entry of a table is good while it lands on an instruction of the

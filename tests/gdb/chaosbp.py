@@ -12,15 +12,12 @@ import sys
 import gdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdbtest import run, fail, check  # noqa: E402
+from gdbtest import run, fail, check, connect, passed  # noqa: E402
 
 HITS = int(os.environ.get("HITS", "25"))
 
 try:
-    run("set pagination off")
-    run("set confirm off")
-    run("set sysroot /")
-    run("target extended-remote 127.0.0.1:%s" % os.environ["HERMIT_GDB_PORT"])
+    connect()
     run("break racy.c:24")
     threads = set()
     for i in range(HITS):
@@ -37,9 +34,6 @@ try:
     check(where.endswith("the end") or "the end" in where,
           "continue after the breakpoints stopped at %s, not the end of history" % where)
     print("threads hit: %d" % len(threads))
-    run("kill")
-    print("PASS")
-    gdb.flush()
-    os._exit(0)
+    passed()
 except gdb.error as e:
     fail("gdb: %s" % e)

@@ -18,3 +18,19 @@ def fail(msg):
 def check(cond, msg):
     if not cond:
         fail(msg)
+
+
+def connect():
+    """gdb set up for a test and connected to the replay (HERMIT_GDB_PORT)"""
+    run("set pagination off")
+    run("set confirm off")
+    run("set sysroot /")
+    run("target extended-remote 127.0.0.1:%s" % os.environ["HERMIT_GDB_PORT"])
+
+
+def passed():
+    """the replay killed, PASS said, gdb gone with status 0"""
+    run("kill")
+    print("PASS")
+    gdb.flush()
+    os._exit(0)

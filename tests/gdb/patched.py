@@ -13,7 +13,7 @@ import sys
 import gdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdbtest import run, fail, check  # noqa: E402
+from gdbtest import run, fail, check, connect, passed  # noqa: E402
 
 STEPS = 200
 
@@ -120,9 +120,6 @@ try:
     run("stepi")
     check(when() == (ev3, task3, t3, p3), "stepi back: %r, not %r" % (when(), (ev3, task3, t3, p3)))
 
-    run("kill")
-    print("PASS")
-    gdb.flush()
-    os._exit(0)
+    passed()
 except gdb.error as e:
     fail("gdb: %s" % e)
