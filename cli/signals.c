@@ -10,6 +10,14 @@
  * the launch helpers, which ignore it). A guest that handles SIGINT runs
  * on; one that does not dies, and hermit exits 130 (128 + SIGINT).
  *
+ * A signal the guest sends to its whole process group (kill(0, sig) in
+ * abort-like code, killpg) reaches hermit too: SIGINT, SIGQUIT, SIGTERM,
+ * SIGHUP and SIGALRM from a descendant of hermit are left to the guest,
+ * and hermit stays to report how it ended (SIGKILL and SIGSTOP cannot be
+ * caught). From anyone else SIGTERM, SIGHUP and SIGALRM do what they
+ * always did: end hermit. (An outside process whose pid is the one a
+ * guest process has in its namespace is taken for it.)
+ *
  * The handler finds them itself, with async-signal-safe calls only
  * (signal-safety(7): open, read, close, kill, and getdents64 through
  * syscall(2)), from the parent and process group fields of each
@@ -85,15 +93,15 @@ static int read_stat(const char *pid, struct proc *p)
 	return p->ppid < 0 || p->pgrp < 0 ? -1 : 0;
 }
 
-/* Send SIG to hermit's descendants in its process group. */
-static void forward(int sig)
+/* Hermit's processes and theirs (procs[].ours); how many in *N. */
+static void scan(size_t *nout)
 {
 	char buf[4096];
 	size_t n = 0;
-	pid_t pgrp = getpgrp();
 	int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), more = 1;
 	long got;
 
+	*nout = 0;
 	if (fd < 0)
 		return;
 	while (n < MAX_PROCS && (got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
@@ -112,6 +120,7 @@ static void forward(int sig)
 		}
 	}
 	close(fd);
+	*nout = n;
 	/* Children before their parents or after: mark until nothing changes. */
 	while (more) {
 		more = 0;
@@ -126,6 +135,73 @@ static void forward(int sig)
 			}
 		}
 	}
+}
+
+/* The pid of process PID in its own pid namespace: the last of the
+ * NSpid line of /proc/PID/status; -1 when it cannot be read. */
+static long inner_pid(pid_t pid)
+{
+	char path[64] = "/proc/", buf[2048], num[16];
+	const char *c;
+	size_t n = strlen(path), k = 0;
+	ssize_t got;
+	long last = -1;
+	int fd;
+
+	/* (the digits of PID, backwards, then forwards) */
+	do {
+		num[k++] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid && k < sizeof(num));
+	while (k)
+		path[n++] = num[--k];
+	memcpy(path + n, "/status", 8);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return -1;
+	buf[got] = 0;
+	for (c = buf; *c; c++) {
+		if (strncmp(c, "\nNSpid:", 7) != 0)
+			continue;
+		for (c += 7; *c && *c != '\n';) {
+			if (*c == ' ' || *c == '\t')
+				c++;
+			else if ((last = parse_number(&c)) < 0)
+				break;
+		}
+		break;
+	}
+	return last;
+}
+
+/* Whether PID, a signal's sender, is one of hermit's descendants (the
+ * guest, or a launch helper). The kernel names a sender in the guest's
+ * pid namespace by its pid there, so that is compared too. */
+static int ours(pid_t pid)
+{
+	size_t n;
+
+	scan(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!procs[i].ours || procs[i].pid == hermit_pid)
+			continue;
+		if (procs[i].pid == pid || inner_pid(procs[i].pid) == pid)
+			return 1;
+	}
+	return 0;
+}
+
+/* Send SIG to hermit's descendants in its process group. */
+static void forward(int sig)
+{
+	pid_t pgrp = getpgrp();
+	size_t n;
+
+	scan(&n);
 	for (size_t i = 0; i < n; i++) {
 		if (procs[i].ours && procs[i].pid != hermit_pid && procs[i].pgrp == pgrp)
 			kill(procs[i].pid, sig);
@@ -137,12 +213,28 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	(void)uc;
-	/* The terminal's (SI_KERNEL) reached the whole group already; one
-	 * that hermit sent itself is not for passing on. */
-	if (getpid() == hermit_pid && si->si_code <= 0 && si->si_pid != hermit_pid)
+	/* The guest's own signal to its process group (kill(0, sig),
+	 * killpg), which hermit shares: it reached the guest already, and
+	 * hermit stays to see what it did. */
+	if (getpid() == hermit_pid && si->si_code <= 0 && ours(si->si_pid)) {
+		errno = saved;
+		return;
+	}
+	if (sig != SIGINT && sig != SIGQUIT) {
+		/* From anyone else: what it would have done to hermit. */
+		signal(sig, SIG_DFL);
+		kill(getpid(), sig);
+	} else if (getpid() == hermit_pid && si->si_code <= 0 && si->si_pid != hermit_pid) {
+		/* The terminal's (SI_KERNEL) reached the whole group already;
+		 * one that hermit sent itself is not for passing on. */
 		forward(sig);
+	}
 	errno = saved;
 }
+
+/* SIGINT and SIGQUIT are passed on; the others are hermit's unless its
+ * guest sent them to the process group they share. */
+static const int caught[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGALRM };
 
 void cli_forward_signals(void)
 {
@@ -154,9 +246,9 @@ void cli_forward_signals(void)
 	 * so that the tracer's waitpid(2) goes on. */
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGQUIT);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaddset(&sa.sa_mask, caught[i]);
 	hermit_pid = getpid();
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaction(caught[i], &sa, NULL);
 }

@@ -86,6 +86,29 @@ st=$?
 [ "$st" = 7 ] || { cat "$WORK/intrep.err" >&2; fail "the replay of the SIGINT exited $st, not 7"; }
 diff -u "$WORK/intrec" "$WORK/intrep" || fail "the replay of the SIGINT printed other lines"
 
+# A guest's signal to its whole process group (kill(0, sig)), which hermit
+# shares, is the guest's: hermit stays to report what it did. (setsid: a
+# group of their own, away from this script's.)
+if command -v setsid >/dev/null 2>&1; then
+	timeout -k 5 "$TEST_TIMEOUT" setsid -w "$HERMIT" run -- sh -c 'trap "" TERM; kill -TERM 0; echo after' \
+		>"$WORK/grp" 2>"$WORK/grp.err"
+	st=$?
+	[ "$st" = 0 ] && grep -qx after "$WORK/grp" ||
+		{ cat "$WORK/grp.err" >&2; fail "kill -TERM 0 from a guest that ignores it: exit $st, printed '$(cat "$WORK/grp")'"; }
+	export HERMIT_DATA_DIR="$WORK/grpdata"
+	timeout -k 5 "$TEST_TIMEOUT" setsid -w "$HERMIT" record start -- sh -c 'kill -HUP 0; echo not here' \
+		>"$WORK/grprec" 2>"$WORK/grprec.err"
+	st=$?
+	[ "$st" = 129 ] || { cat "$WORK/grprec.err" >&2; fail "record start of a guest that sends SIGHUP to its group exited $st, not 129"; }
+	"$HERMIT" record list --json | grep -q '"status":[[:space:]]*"complete"' ||
+		fail "the recording of kill -HUP 0 is not complete: $("$HERMIT" record list)"
+	hm "$WORK/grprep" replay --autopilot
+	st=$?
+	[ "$st" = 129 ] || { cat "$WORK/grprep.err" >&2; fail "the replay of kill -HUP 0 exited $st, not 129"; }
+else
+	echo "SKIP: kill 0 part: no setsid"
+fi
+
 # Input from a pipe that is written 1 s after start, while the guest
 # waits in read: the run waits for it and does not call it a deadlock.
 start=$(date +%s)
