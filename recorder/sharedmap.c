@@ -38,14 +38,15 @@ void rec_shared_note(struct rec *r, const char *path)
 	r->nshared++;
 }
 
-/* Whether the recorded run opened PATH for writing (rec_capture_open). */
+/* Whether the recorded run wrote PATH: `before` notes every path the run
+ * touched, and keeps the content of those it wrote, made or removed. */
 static int written(const struct rec *r, const char *path)
 {
 	const struct rec_files *f = r->opts->files;
 
 	for (size_t i = 0; f && i < f->nbefore; i++) {
 		if (strcmp(f->before[i].path, path) == 0)
-			return 1;
+			return f->before[i].sha256[0] || f->before[i].changed;
 	}
 	return 0;
 }
