@@ -58,27 +58,38 @@ static long parse_number(const char **p)
 	return v;
 }
 
-/* Parent and process group of process PID from /proc/PID/stat, "PID
- * (COMM) STATE PPID PGRP ...", COMM being anything up to the last ')'. */
-static int read_stat(const char *pid, struct proc *p)
+/* /proc/PID/FILE into BUF (SIZE bytes, ended by a 0): 0, or -1. */
+static int read_proc(const char *pid, const char *file, char *buf, size_t size)
 {
-	char path[64] = "/proc/", buf[256];
-	const char *c, *paren = NULL;
-	size_t n = strlen(path);
+	char path[64] = "/proc/";
+	size_t n = strlen(path), len = strlen(file);
 	ssize_t got;
 	int fd;
 
-	for (const char *s = pid; *s && n < sizeof(path) - 6; s++)
+	for (const char *s = pid; *s && n < sizeof(path) - len - 2; s++)
 		path[n++] = *s;
-	memcpy(path + n, "/stat", 6);
+	path[n++] = '/';
+	memcpy(path + n, file, len + 1);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	got = read(fd, buf, sizeof(buf) - 1);
+	got = read(fd, buf, size - 1);
 	close(fd);
 	if (got <= 0)
 		return -1;
 	buf[got] = 0;
+	return 0;
+}
+
+/* Parent and process group of process PID from /proc/PID/stat, "PID
+ * (COMM) STATE PPID PGRP ...", COMM being anything up to the last ')'. */
+static int read_stat(const char *pid, struct proc *p)
+{
+	char buf[256];
+	const char *c, *paren = NULL;
+
+	if (read_proc(pid, "stat", buf, sizeof(buf)) < 0)
+		return -1;
 	for (c = buf; *c; c++) {
 		if (*c == ')')
 			paren = c;
@@ -141,29 +152,21 @@ static void scan(size_t *nout)
  * NSpid line of /proc/PID/status; -1 when it cannot be read. */
 static long inner_pid(pid_t pid)
 {
-	char path[64] = "/proc/", buf[2048], num[16];
+	char buf[2048], num[16], dec[16];
 	const char *c;
-	size_t n = strlen(path), k = 0;
-	ssize_t got;
+	size_t k = 0, n = 0;
 	long last = -1;
-	int fd;
 
 	/* (the digits of PID, backwards, then forwards) */
 	do {
 		num[k++] = (char)('0' + pid % 10);
 		pid /= 10;
-	} while (pid && k < sizeof(num));
+	} while (pid && k < sizeof(num) - 1);
 	while (k)
-		path[n++] = num[--k];
-	memcpy(path + n, "/status", 8);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+		dec[n++] = num[--k];
+	dec[n] = 0;
+	if (read_proc(dec, "status", buf, sizeof(buf)) < 0)
 		return -1;
-	got = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (got <= 0)
-		return -1;
-	buf[got] = 0;
 	for (c = buf; *c; c++) {
 		if (strncmp(c, "\nNSpid:", 7) != 0)
 			continue;
