@@ -35,10 +35,14 @@
 /* One instruction in CHAOS_DENSITY is a site under chaos, so that a
  * preemption can fall between a load and the store that depends on it. */
 #define CHAOS_DENSITY 1
-/* Ticks of a timeslice: long enough that a switch (two ptrace stops, 20
- * to 90 us) is rare next to the work between (rr's default is 500,000
- * conditional branches). */
-#define DEFAULT_TIMESLICE 100000
+/* Ticks of a timeslice: long enough that a switch (two ptrace stops and
+ * the tracer between, 40 to 100 us) is rare next to the work between.
+ * A tick is a backward branch or an indirect jump or call, rarer than
+ * rr's conditional branches (rr's default: 2,500,000 of those, about 50
+ * ms); here it is 1-10 ms of a tight loop, and 100 ms of virtual time
+ * (REC_TICK_NS). At 100,000 ticks, two threads that only compute ran
+ * about twice as long as one core natively (bench/run.sh cpuloop-2thr). */
+#define DEFAULT_TIMESLICE 1000000
 /* Ticks a thread runs between stops when no other can run. */
 #define ALONE_BUDGET (1ULL << 22)
 
@@ -315,7 +319,7 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 
 	if (r->ticks_source != REC_PREEMPT_SITES)
 		return 0;
-	hit = tracer_ticks_trap(t->tid, t->tgid, &site);
+	hit = tracer_ticks_trap(t->tid, t->tgid, r->opts->debugger != NULL, &site);
 	hm_trace("task %d: tick trap %d at %#llx (ticks %llu)", t->index, hit,
 		 (unsigned long long)site, (unsigned long long)t->tick_count);
 	if (hit <= 0)

@@ -126,7 +126,10 @@ static int spawn(struct dbg *d, struct rec_cp *cp, uint64_t frames)
 	watching = tracer_blockwatch_pause();
 	mid = fork();
 	if (mid == 0) {
-		pid_t h = fork();
+		pid_t h;
+
+		tracer_regs_forget(); /* the registers of the parent's tasks */
+		h = fork();
 
 		if (h != 0)
 			_exit(h < 0);

@@ -108,7 +108,12 @@ int tracer_dump_asked(void)
 
 static pthread_mutex_t nap_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t nap_cond;
-static unsigned nap_switches; /* counts tracer_blockwatch_set, under nap_lock */
+static unsigned nap_switches; /* counts the wakes of a long nap, under nap_lock */
+/* The watcher naps longer than QUICK_US: a new task wakes it. In a quick
+ * nap it looks soon enough, and a switch costs no futex call (a counted
+ * thread is preempted every few hundred microseconds). */
+static atomic_int long_nap;
+#define QUICK_US 60
 
 /* Sleep US microseconds, or until another task is set to be watched. */
 static void nap(long us, unsigned *seen)
@@ -152,7 +157,13 @@ static void *watch(void *arg)
 			said = 0;
 		}
 		/* Quick looks first: a pipeline blocks often and briefly. */
-		period = since < 2000 ? 60 : since < 10000 ? 250 : 2000;
+		period = since < 2000 ? QUICK_US : since < 10000 ? 250 : 2000;
+		/* Said before the watched generation is read again, as
+		 * tracer_blockwatch_set bumps it before it reads this: one of
+		 * the two sees the other's store. */
+		atomic_store(&long_nap, period > QUICK_US);
+		if (period > QUICK_US && atomic_load(&watched_gen) != gen)
+			continue;
 		nap(period, &seen);
 		since += period;
 		if (wall_deadline && mono_ns() >= wall_deadline) {
@@ -268,7 +279,7 @@ void tracer_blockwatch_set(pid_t tid)
 	atomic_store(&touched_ns, mono_ns());
 	atomic_store(&watched_tid, tid);
 	atomic_fetch_add(&watched_gen, 1);
-	if (tid) {
+	if (tid && atomic_load(&long_nap)) {
 		/* A new task runs: look at it soon, not after the current nap. */
 		pthread_mutex_lock(&nap_lock);
 		nap_switches++;

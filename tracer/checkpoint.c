@@ -230,6 +230,7 @@ static int finish_call(pid_t tid, pid_t *child, int drop)
  * to PTRACE_DETACH is lost at an event or syscall stop: send it first.) */
 static int park(pid_t pid)
 {
+	tracer_regs_forget();
 	if (syscall(SYS_tgkill, pid, pid, SIGSTOP) < 0 || ptrace(PTRACE_DETACH, pid, 0, 0) < 0)
 		return -errno;
 	return 0;
@@ -675,6 +676,7 @@ int tracer_detach(pid_t pid)
 		return err;
 	if (s.kind == TRACER_EXITED || s.kind == TRACER_KILLED)
 		return 0;
+	tracer_regs_forget();
 	if (ptrace(PTRACE_DETACH, pid, 0, s.kind == TRACER_SIGNAL ? s.sig : 0) < 0)
 		return -errno;
 	return 0;

@@ -19,9 +19,30 @@
 #include "common/common.h"
 #include "tracer.h"
 
+/* The registers of the last task read, until it may have run or they were
+ * set: a stop's handlers read them several times (a tick trap: the rdtsc
+ * check, the trap's own, the debugger's), and each read is a ptrace call. */
+static struct {
+	pid_t tid; /* 0: none */
+	struct user_regs_struct regs;
+} last_regs;
+
+void tracer_regs_forget(void)
+{
+	last_regs.tid = 0;
+}
+
 int tracer_get_regs(pid_t tid, struct user_regs_struct *regs)
 {
-	return ptrace(PTRACE_GETREGS, tid, 0, regs) < 0 ? -errno : 0;
+	if (tid > 0 && last_regs.tid == tid) {
+		*regs = last_regs.regs;
+		return 0;
+	}
+	if (ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
+		return -errno;
+	last_regs.tid = tid;
+	last_regs.regs = *regs;
+	return 0;
 }
 
 int tracer_get_xstate(pid_t tid, void *buf, size_t size, size_t *len)
@@ -36,6 +57,8 @@ int tracer_get_xstate(pid_t tid, void *buf, size_t size, size_t *len)
 
 int tracer_set_regs(pid_t tid, const struct user_regs_struct *regs)
 {
+	/* Read back, not taken from here: the kernel may adjust what it sets. */
+	tracer_regs_forget();
 	return ptrace(PTRACE_SETREGS, tid, 0, regs) < 0 ? -errno : 0;
 }
 

@@ -125,6 +125,7 @@ static int wait_common(pid_t which, int flags, struct tracer_stop *s)
 	int status;
 	pid_t tid = waitpid(which, &status, __WALL | flags);
 
+	tracer_regs_forget(); /* a stop: whatever stopped has run */
 	if (tid < 0)
 		return -errno;
 	if (tid == 0)
@@ -181,6 +182,7 @@ int tracer_wait_tid(pid_t tid, struct tracer_stop *s)
 
 static int restart(int request, pid_t tid, int sig)
 {
+	tracer_regs_forget();
 	if (ptrace(request, tid, 0, (long)sig) < 0)
 		return -errno;
 	return 0;

@@ -35,6 +35,8 @@
 #include "dwarf/dwarf.h"
 #include "tracer.h"
 
+#define X86_EFLAGS_TF 0x100 /* the trap flag: single steps */
+
 /* A file's plan, for a seed and density. */
 struct plan {
 	dev_t dev;
@@ -625,6 +627,11 @@ int tracer_ticks_mapped(pid_t tid, pid_t tgid, uint64_t addr, uint64_t len, int 
 
 int tracer_ticks_set(pid_t tid, uint64_t budget)
 {
+	/* The page is the guest's to write (its trampolines do): one
+	 * process_vm_writev, not an open of /proc/TID/mem at every resume.
+	 * A guest that made it read-only gets it written all the same. */
+	if (tracer_write_mem(tid, TRACER_HPAGE_COUNTER, &budget, sizeof(budget)) == 0)
+		return 0;
 	return tracer_poke_mem(tid, TRACER_HPAGE_COUNTER, &budget, sizeof(budget));
 }
 
@@ -674,7 +681,7 @@ static const struct dw_patch_site *trap_at(const struct proc *pr, uint64_t addr)
 	return NULL;
 }
 
-int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site)
+int tracer_ticks_trap(pid_t tid, pid_t tgid, int stepped, uint64_t *site)
 {
 	const struct proc *pr = proc_find(tgid);
 	const struct dw_patch_site *s;
@@ -685,9 +692,14 @@ int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site)
 	int err;
 
 	/* An int3 reports SI_KERNEL; a single step that lands just past one
-	 * (a trampoline's entry follows its trap) reports TRAP_TRACE. */
-	if (!pr || tracer_siginfo(tid, &si) < 0 || si.si_code != SI_KERNEL ||
-	    tracer_get_regs(tid, &regs) < 0)
+	 * (a trampoline's entry follows its trap) reports TRAP_TRACE. Only the
+	 * int3 itself stops a task there when nothing steps it (a debugger,
+	 * or the guest's own trap flag): a signal is delivered where a task
+	 * was stopped, never inside a trampoline. */
+	if (!pr || tracer_get_regs(tid, &regs) < 0)
+		return 0;
+	if ((stepped || (regs.eflags & X86_EFLAGS_TF)) &&
+	    (tracer_siginfo(tid, &si) < 0 || si.si_code != SI_KERNEL))
 		return 0;
 	s = trap_at(pr, regs.rip - 1);
 	if (s) {
@@ -789,6 +801,7 @@ int tracer_singlestep(pid_t tid)
 	struct tracer_stop s;
 
 	for (;;) {
+		tracer_regs_forget();
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
 			return -errno;
 		err = tracer_wait_tid(tid, &s);

@@ -138,6 +138,9 @@ int tracer_siginfo(pid_t tid, siginfo_t *si);
 /* ---- mem.c: registers and memory ---- */
 
 int tracer_get_regs(pid_t tid, struct user_regs_struct *regs);
+/* Forget the registers tracer_get_regs keeps: call it after anything that
+ * lets a task run or changes its registers outside tracer_set_regs. */
+void tracer_regs_forget(void);
 /* The whole xsave area (xsave's standard layout) into BUF, SIZE bytes at
  * most: *LEN bytes of it. */
 int tracer_get_xstate(pid_t tid, void *buf, size_t size, size_t *len);
@@ -313,8 +316,10 @@ enum {
 	TRACER_TICK_FAULT = 3,	 /* that step faulted: *SITE is the signal to deliver */
 };
 /* Whether TID's SIGTRAP is a counted site's: one of the above with *SITE
- * the site's address, 0 when it is not, -errno when TID died. */
-int tracer_ticks_trap(pid_t tid, pid_t tgid, uint64_t *site);
+ * the site's address, 0 when it is not, -errno when TID died. STEPPED: a
+ * single step of TID's may be what stopped it (a debugger is attached),
+ * so the kind of trap is read; without one, the pc alone tells. */
+int tracer_ticks_trap(pid_t tid, pid_t tgid, int stepped, uint64_t *site);
 /* Whether ADDR lies in a patched place of TGID: its kind (DW_PATCH_JUMP,
  * DW_PATCH_INT3) with its start, length and original bytes (SIZE at most
  * into ORIG, if not NULL), or 0. */
