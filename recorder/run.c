@@ -225,6 +225,7 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 	r->last_vpid = c->vtid;
 	if (c->tgid == p->tgid)
 		c->clear_tid = clear_tid_of(p->tid);
+	c->tsc_sigsegv = p->tsc_sigsegv; /* TIF_NOTSC is copied at clone */
 	if (vfork)
 		c->vfork_parent = p->tid;
 	rec_preempt_new_task(r, c);
@@ -326,7 +327,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->ret = 0;
 	rec_unclamp_entry(t, c);
 	row = rec_syscall_find(c->nr);
-	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden == HIDDEN_RECORD) &&
+	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden != SHOWN) &&
 	    rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
 		t->parked_keep = 1;
@@ -598,6 +599,14 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			/* A signal reached a retried task: that is something happening. */
 			t->retrying = 0;
 			r->progress++;
+		}
+		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) && t->tsc_sigsegv &&
+		    tracer_tsc_fault(t->tid, s->sig) == 1) {
+			/* The guest asked for the fault (PR_SET_TSC): it gets it. */
+			rec_intr_deliver(r, t, SIGSEGV);
+			rec_parked_drop(t);
+			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, SIGSEGV);
+			break;
 		}
 		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) &&
 		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
@@ -901,8 +910,12 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 			continue;
 		traps[ntraps].nr = row->nr;
 		traps[ntraps].fd_min = opts->mode == REC_MODE_RUN ? row->fd_min : 0;
-		traps[ntraps].match_arg = row->match_arg;
-		traps[ntraps].match = row->match;
+		/* A log keeps every call of a row hidden from `run` too. */
+		if (row->hidden == SHOWN || opts->mode == REC_MODE_RUN) {
+			traps[ntraps].match_arg = row->match_arg;
+			traps[ntraps].match = row->match;
+		}
+		traps[ntraps].nonzero_arg = row->nonzero_arg;
 		ntraps++;
 	}
 	hm_buf_init(&r.payload);

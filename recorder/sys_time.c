@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/times.h>
+#include <sys/timex.h>
 #include <time.h>
 
 #include "common/common.h"
@@ -132,6 +133,43 @@ enum rec_action rec_sys_clock_nanosleep(struct rec *r, struct task *t, struct re
 	if (c->args[1] & TIMER_ABSTIME)
 		return sleep_until(r, t, c, r->clock.now_ns + (ns - now), 0);
 	return sleep_until(r, t, c, r->clock.now_ns + ns, c->args[3]);
+}
+
+/* TX at ADDR, answered from the virtual clock (rec_clock_timex). */
+static enum rec_action timex(struct rec *r, struct task *t, struct rec_call *c, uint64_t addr)
+{
+	struct timex tx;
+	int ret;
+
+	if (tracer_read_mem(t->tid, addr, &tx, sizeof(tx)) < 0) {
+		c->ret = -EFAULT;
+		return REC_EMULATED;
+	}
+	ret = rec_clock_timex(&r->clock, &tx);
+	if (ret < 0) {
+		c->ret = ret;
+		return REC_EMULATED;
+	}
+	return rec_reply_mem(t, c, addr, &tx, sizeof(tx), ret);
+}
+
+enum rec_action rec_sys_adjtimex(struct rec *r, struct task *t, struct rec_call *c)
+{
+	return timex(r, t, c, c->args[0]);
+}
+
+/* Only CLOCK_REALTIME can be adjusted (kernel/time/posix-timers.c:
+ * do_clock_adjtime); the other clocks say EOPNOTSUPP, unknown ids EINVAL. */
+enum rec_action rec_sys_clock_adjtime(struct rec *r, struct task *t, struct rec_call *c)
+{
+	long clockid = (long)(int)c->args[0];
+	int64_t ns;
+
+	if (clockid == CLOCK_REALTIME)
+		return timex(r, t, c, c->args[1]);
+	c->ret = clockid < 0 || rec_clock_read(&r->clock, clockid, &ns) == 0 ? -EOPNOTSUPP
+									    : -EINVAL;
+	return REC_EMULATED;
 }
 
 /* times(2) counts in USER_HZ (100) ticks since boot. */
