@@ -142,6 +142,8 @@ struct task {
 	int xfer_emulated;	   /* replay: the transfer was skipped, the log answers */
 	int tsc_sigsegv;	   /* the guest asked rdtsc to fault (PR_SET_TSC): hermit's
 				    * traps then give it SIGSEGV (sys_prctl.c) */
+	uint64_t trap_blocked;	   /* SIGTRAP and SIGSEGV as the guest last blocked them
+				    * (sigmask.c) */
 };
 
 enum rec_timer_kind {
@@ -615,9 +617,21 @@ enum rec_action rec_sys_nanosleep(struct rec *r, struct task *t, struct rec_call
 enum rec_action rec_sys_clock_nanosleep(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_times(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_getrusage(struct rec *r, struct task *t, struct rec_call *c);
+/* wait4 and waitid with a rusage: the child's usage is hermit's figure */
+void rec_sys_wait_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* The peak resident set every process shows (getrusage, wait4): 4 MiB. */
+#define REC_MAXRSS_KB 4096
 /* adjtimex, and clock_adjtime of CLOCK_REALTIME: read-only, the virtual clock */
 enum rec_action rec_sys_adjtimex(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_clock_adjtime(struct rec *r, struct task *t, struct rec_call *c);
+
+/* sigmask.c: the SIGTRAP and SIGSEGV bits of TID's blocked mask, stopped. */
+uint64_t rec_trap_blocked(pid_t tid);
+/* rt_sigprocmask (setting a mask) and rt_sigreturn: note those bits. */
+void rec_sys_sigmask_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* T stops for a fault of hermit's own (a tick site, an rdtsc) with SIG,
+ * which hermit takes away: block SIG again where the guest blocked it. */
+void rec_trap_mend(struct task *t, int sig);
 
 /* sys_prctl.c: PR_GET_TSC, PR_SET_TSC and PR_GET_SECCOMP say the guest's
  * settings, not hermit's; other options run */

@@ -226,6 +226,7 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 	if (c->tgid == p->tgid)
 		c->clear_tid = clear_tid_of(p->tid);
 	c->tsc_sigsegv = p->tsc_sigsegv; /* TIF_NOTSC is copied at clone */
+	c->trap_blocked = rec_trap_blocked(p->tid); /* so is the blocked mask */
 	if (vfork)
 		c->vfork_parent = p->tid;
 	rec_preempt_new_task(r, c);
@@ -603,6 +604,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) && t->tsc_sigsegv &&
 		    tracer_tsc_fault(t->tid, s->sig) == 1) {
 			/* The guest asked for the fault (PR_SET_TSC): it gets it. */
+			if (s->sig == SIGTRAP)
+				rec_trap_mend(t, SIGTRAP); /* a patched site's int3 */
 			rec_intr_deliver(r, t, SIGSEGV);
 			rec_parked_drop(t);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, SIGSEGV);
@@ -612,6 +615,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
 			struct rec_call tsc = { .nr = -1, .ret = (long)rec_clock_tsc(&r->clock) };
 
+			rec_trap_mend(t, s->sig);
 			rec_digest_event(r, t, &tsc, 3);
 			rec_clock_advance(&r->clock, REC_TSC_NS);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
@@ -624,6 +628,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 
 			if (tracer_bp_active(&at, &in) && in == t->tgid &&
 			    tracer_get_regs(t->tid, &regs) == 0 && regs.rip - 1 == at) {
+				rec_trap_mend(t, SIGTRAP);
 				if (rec_replay_spin_hit(r, t, 0))
 					break;
 				/* Another thread passes there: over it. */
@@ -632,15 +637,18 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				regs.rip = at;
 				tracer_set_regs(t->tid, &regs);
 				sig = tracer_bp_step(t->tid);
+				rec_trap_mend(t, SIGTRAP); /* the step's trap too */
 				t->extra_stop = 1;
 				if (sig >= 0)
 					rec_resume(t, RESUME_CONT, sig);
 				break;
 			}
 			if (tracer_get_regs(t->tid, &regs) == 0 &&
-			    rec_int3_site(t, regs.rip - 1) &&
-			    rec_replay_spin_hit(r, t, 1))
-				break;
+			    rec_int3_site(t, regs.rip - 1)) {
+				rec_trap_mend(t, SIGTRAP);
+				if (rec_replay_spin_hit(r, t, 1))
+					break;
+			}
 		}
 		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t) == 1)
 			break; /* 2: a site stepped over for the debugger, whose step it was */

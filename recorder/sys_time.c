@@ -8,7 +8,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/times.h>
 #include <sys/timex.h>
@@ -167,8 +170,8 @@ enum rec_action rec_sys_clock_adjtime(struct rec *r, struct task *t, struct rec_
 
 	if (clockid == CLOCK_REALTIME)
 		return timex(r, t, c, c->args[1]);
-	c->ret = clockid < 0 || rec_clock_read(&r->clock, clockid, &ns) == 0 ? -EOPNOTSUPP
-									    : -EINVAL;
+	c->ret =
+		clockid < 0 || rec_clock_read(&r->clock, clockid, &ns) == 0 ? -EOPNOTSUPP : -EINVAL;
 	return REC_EMULATED;
 }
 
@@ -185,18 +188,53 @@ enum rec_action rec_sys_times(struct rec *r, struct task *t, struct rec_call *c)
 	return REC_EMULATED;
 }
 
+/*
+ * Resource usage as a fixed picture: a process has used the virtual time
+ * as user time (as its CPU-time clocks say) and nothing else, and its
+ * peak resident set is REC_MAXRSS_KB; no faults, context switches or
+ * block I/O. A child's usage (RUSAGE_CHILDREN, wait4, waitid) has the same
+ * peak and no time, as times(2)'s tms_cutime has none.
+ */
+static void usage(const struct rec *r, int self, struct rusage *ru)
+{
+	memset(ru, 0, sizeof(*ru));
+	ru->ru_maxrss = REC_MAXRSS_KB;
+	if (self) {
+		ru->ru_utime.tv_sec = (time_t)(r->clock.now_ns / HM_NS_PER_SEC);
+		ru->ru_utime.tv_usec = (suseconds_t)(r->clock.now_ns % HM_NS_PER_SEC / 1000);
+	}
+}
+
 enum rec_action rec_sys_getrusage(struct rec *r, struct task *t, struct rec_call *c)
 {
 	int who = (int)c->args[0];
-	struct rusage ru = { 0 };
+	struct rusage ru;
 
 	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
 		c->ret = -EINVAL;
 		return REC_EMULATED;
 	}
-	if (who != RUSAGE_CHILDREN) {
-		ru.ru_utime.tv_sec = (time_t)(r->clock.now_ns / HM_NS_PER_SEC);
-		ru.ru_utime.tv_usec = (suseconds_t)(r->clock.now_ns % HM_NS_PER_SEC / 1000);
-	}
+	usage(r, who != RUSAGE_CHILDREN, &ru);
 	return rec_reply_mem(t, c, c->args[1], &ru, sizeof(ru), 0);
+}
+
+/* wait4 and waitid with a struct rusage (only those stop): the child's,
+ * once one was waited for (wait4 returns its pid, waitid 0 with a pid in
+ * its siginfo; WNOHANG with none ready writes zeros natively). */
+void rec_sys_wait_exit(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct rusage ru;
+	uint64_t addr = c->nr == SYS_wait4 ? c->args[3] : c->args[4];
+
+	if (c->ret < 0 || (c->nr == SYS_wait4 && c->ret == 0))
+		return;
+	if (c->nr == SYS_waitid) {
+		siginfo_t si;
+
+		if (!c->args[2] || tracer_read_mem(t->tid, c->args[2], &si, sizeof(si)) < 0 ||
+		    si.si_pid == 0)
+			return;
+	}
+	usage(r, 0, &ru);
+	tracer_write_mem(t->tid, addr, &ru, sizeof(ru));
 }

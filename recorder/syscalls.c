@@ -61,6 +61,11 @@ static const struct rec_syscall table[] = {
 	{ SYS_times, "times", 0, rec_sys_times, NULL, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 0, 0, 0 },
 	{ SYS_getrusage, "getrusage", 0, rec_sys_getrusage, NULL, OUT_NONE, 0, 0, SHOWN, SENT_NONE,
 	  0, 0, 0 },
+	/* a child's usage: wait4 and waitid given a struct rusage */
+	{ SYS_wait4, "wait4", 0, NULL, rec_sys_wait_exit, OUT_NONE, 0, 0, HIDDEN_ALWAYS, SENT_NONE,
+	  0, 0, 4 },
+	{ SYS_waitid, "waitid", 0, NULL, rec_sys_wait_exit, OUT_NONE, 0, 0, HIDDEN_ALWAYS,
+	  SENT_NONE, 0, 0, 5 },
 	{ SYS_adjtimex, "adjtimex", 0, rec_sys_adjtimex, NULL, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 0,
 	  0, 0 },
 	{ SYS_clock_adjtime, "clock_adjtime", 0, rec_sys_clock_adjtime, NULL, OUT_NONE, 0, 0, SHOWN,
@@ -252,6 +257,11 @@ static const struct rec_syscall table[] = {
 	{ SYS_getcpu, "getcpu", 0, rec_sys_getcpu, NULL, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 0, 0,
 	  0 },
 	{ SYS_rseq, "rseq", 0, rec_sys_rseq, NULL, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 0, 0, 0 },
+	/* the blocked mask, which hermit's own traps change (sigmask.c) */
+	{ SYS_rt_sigprocmask, "rt_sigprocmask", 0, NULL, rec_sys_sigmask_exit, OUT_NONE, 0, 0,
+	  HIDDEN_ALWAYS, SENT_NONE, 0, 0, 2 },
+	{ SYS_rt_sigreturn, "rt_sigreturn", 0, NULL, rec_sys_sigmask_exit, OUT_NONE, 0, 0,
+	  HIDDEN_ALWAYS, SENT_NONE, 0, 0, 0 },
 	/* the rdtsc and seccomp modes hermit set, shown as the guest's own */
 	{ SYS_prctl, "prctl", 0, rec_sys_prctl, NULL, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 0, 0, 0 },
 	/* file metadata */

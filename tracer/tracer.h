@@ -135,6 +135,9 @@ int tracer_step(pid_t tid, int sig);
 int tracer_interrupt(pid_t tid);
 /* The siginfo of TID's signal-delivery stop. */
 int tracer_siginfo(pid_t tid, siginfo_t *si);
+/* TID's blocked signals (bit N-1 for signal N), stopped; 0 or -errno. */
+int tracer_get_sigmask(pid_t tid, uint64_t *mask);
+int tracer_set_sigmask(pid_t tid, uint64_t mask);
 
 /* ---- mem.c: registers and memory ---- */
 
