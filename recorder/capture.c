@@ -664,7 +664,15 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		t->sends_out = 0;
 		return;
 	}
+	/* It mends what the kernel told of the host, before a log keeps it
+	 * (a replay then writes the recorded output over it). */
+	if (row->exit) {
+		c->ret = (long)regs.rax;
+		row->exit(r, t, c);
+	}
 	if (row->out == OUT_NONE) {
+		if (c->nr != SYS_mmap)
+			return;
 		rec_preempt_mapped(r, t, c, (long)regs.rax);
 		/* mmap of a file: keep a copy of it. */
 		if (r->opts->mode == REC_MODE_RECORD && (int)c->args[4] >= 0 &&
@@ -679,6 +687,8 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		}
 		return;
 	}
+	if (r->opts->mode == REC_MODE_RUN)
+		return; /* a HIDDEN_ALWAYS row: its exit handler was all */
 	c->ret = (long)regs.rax;
 	if (r->opts->mode == REC_MODE_RECORD) {
 		hm_buf_reset(&r->payload);

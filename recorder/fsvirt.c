@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 
 #include "common/common.h"
 #include "recorder.h"
@@ -32,7 +33,9 @@ struct map {
 struct rec_fsvirt {
 	struct map inos;  /* (dev, ino) -> virtual ino */
 	struct map times; /* (dev, ino, real ns) -> virtual ns */
+	struct map fsids; /* the kernel's f_fsid -> hermit's */
 	uint64_t next_ino;
+	int64_t next_fsid;
 	int64_t start_real_ns;
 };
 
@@ -101,9 +104,12 @@ struct rec_fsvirt *rec_fsvirt_new(int64_t start_real_ns)
 	struct rec_fsvirt *fs = xcalloc(1, sizeof(*fs));
 
 	fs->inos.cap = fs->times.cap = 256;
+	fs->fsids.cap = 16;
 	fs->inos.slots = xcalloc(fs->inos.cap, sizeof(struct slot));
 	fs->times.slots = xcalloc(fs->times.cap, sizeof(struct slot));
+	fs->fsids.slots = xcalloc(fs->fsids.cap, sizeof(struct slot));
 	fs->next_ino = FIRST_VIRTUAL_INO;
+	fs->next_fsid = 1;
 	fs->start_real_ns = start_real_ns;
 	return fs;
 }
@@ -114,6 +120,7 @@ void rec_fsvirt_free(struct rec_fsvirt *fs)
 		return;
 	free(fs->inos.slots);
 	free(fs->times.slots);
+	free(fs->fsids.slots);
 	free(fs);
 }
 
@@ -138,6 +145,29 @@ int64_t rec_fsvirt_time(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino,
 	if (real_ns < fs->start_real_ns)
 		return real_ns;
 	return map_get_or_put(&fs->times, key, now_ns, &added);
+}
+
+/*
+ * What statfs tells of a file system's use changes with everything else
+ * the host writes there: the free counts are half the totals, which stay
+ * (a file system is not resized under a run), and the kernel's f_fsid,
+ * which names the device or a mount (/proc's differs at each mount), is
+ * replaced by a number in the order the guest first sees each (1, 2, ...).
+ * Type, block sizes, name length and mount flags are the file system's.
+ */
+void rec_fsvirt_statfs(struct rec_fsvirt *fs, struct statfs *sf)
+{
+	uint64_t key[3] = { (uint32_t)sf->f_fsid.__val[0], (uint32_t)sf->f_fsid.__val[1], 0 };
+	int added;
+	int64_t id = map_get_or_put(&fs->fsids, key, fs->next_fsid, &added);
+
+	if (added)
+		fs->next_fsid++;
+	sf->f_bfree = sf->f_blocks / 2;
+	sf->f_bavail = sf->f_bfree;
+	sf->f_ffree = sf->f_files / 2;
+	sf->f_fsid.__val[0] = (int)id;
+	sf->f_fsid.__val[1] = 0;
 }
 
 /* One directory record, as both getdents formats carry it. */

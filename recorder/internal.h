@@ -140,6 +140,10 @@ struct task {
 				    * moved can be read from after it (xfer.c), -1: none */
 	uint64_t xfer_pos;	   /* ... from this offset */
 	int xfer_emulated;	   /* replay: the transfer was skipped, the log answers */
+	int tsc_sigsegv;	   /* the guest asked rdtsc to fault (PR_SET_TSC): hermit's
+				    * traps then give it SIGSEGV (sys_prctl.c) */
+	uint64_t trap_blocked;	   /* SIGTRAP and SIGSEGV as the guest last blocked them
+				    * (sigmask.c) */
 };
 
 enum rec_timer_kind {
@@ -250,11 +254,15 @@ enum rec_sent {
 	SENT_MMSG, /* sendmmsg: ret mmsghdrs at args[1], msg_len bytes of each */
 };
 
-/* Rows that stop only where a log is kept (capture.c). */
+/* Rows that stop only where a log is kept (capture.c), or stop without
+ * being a scheduling point. */
 enum rec_hidden {
 	SHOWN,	       /* a scheduling point in every mode */
 	HIDDEN_RECORD, /* stops only when recording: files to copy (mmap) */
 	HIDDEN_LOG,    /* stops when recording or replaying: input to keep (recvfrom) */
+	HIDDEN_ALWAYS, /* as HIDDEN_LOG, and stops in `run` too, hidden, for its exit
+			* handler to mend what the kernel told of the host (statfs's
+			* free counts); in `run` only the calls match_arg selects */
 };
 
 struct rec_syscall {
@@ -269,8 +277,10 @@ struct rec_syscall {
 	unsigned out_size;
 	enum rec_hidden hidden;
 	enum rec_sent sent; /* what it sends, digested when it leads outside */
-	int match_arg;	    /* > 0: trap only when argument match_arg - 1, an int, is match */
+	int match_arg;	    /* > 0: trap only when argument match_arg - 1, an int, is match
+			     * (HIDDEN_ALWAYS: in `run` only; a log needs every call) */
 	int match;
+	int nonzero_arg;    /* > 0: trap only when argument nonzero_arg - 1 is not 0 */
 };
 
 /* syscalls.c: answer an emulated call by writing N bytes at ADDR in the
@@ -607,6 +617,25 @@ enum rec_action rec_sys_nanosleep(struct rec *r, struct task *t, struct rec_call
 enum rec_action rec_sys_clock_nanosleep(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_times(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_getrusage(struct rec *r, struct task *t, struct rec_call *c);
+/* wait4 and waitid with a rusage: the child's usage is hermit's figure */
+void rec_sys_wait_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* The peak resident set every process shows (getrusage, wait4): 4 MiB. */
+#define REC_MAXRSS_KB 4096
+/* adjtimex, and clock_adjtime of CLOCK_REALTIME: read-only, the virtual clock */
+enum rec_action rec_sys_adjtimex(struct rec *r, struct task *t, struct rec_call *c);
+enum rec_action rec_sys_clock_adjtime(struct rec *r, struct task *t, struct rec_call *c);
+
+/* sigmask.c: the SIGTRAP and SIGSEGV bits of TID's blocked mask, stopped. */
+uint64_t rec_trap_blocked(pid_t tid);
+/* rt_sigprocmask (setting a mask) and rt_sigreturn: note those bits. */
+void rec_sys_sigmask_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* T stops for a fault of hermit's own (a tick site, an rdtsc) with SIG,
+ * which hermit takes away: block SIG again where the guest blocked it. */
+void rec_trap_mend(struct task *t, int sig);
+
+/* sys_prctl.c: PR_GET_TSC, PR_SET_TSC and PR_GET_SECCOMP say the guest's
+ * settings, not hermit's; other options run */
+enum rec_action rec_sys_prctl(struct rec *r, struct task *t, struct rec_call *c);
 
 /* sys_identity.c */
 enum rec_action rec_sys_uname(struct rec *r, struct task *t, struct rec_call *c);
@@ -663,6 +692,10 @@ void rec_kill_reaped(struct rec *r);
 /* sys_files.c */
 void rec_sys_stat_exit(struct rec *r, struct task *t, struct rec_call *c);
 void rec_sys_getdents_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* statfs and fstatfs: counts and f_fsid of hermit's (HIDDEN_ALWAYS rows) */
+void rec_sys_statfs_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* ioctl: FS_IOC_GETVERSION's inode generation is 0 */
+void rec_sys_ioctl_exit(struct rec *r, struct task *t, struct rec_call *c);
 
 /* Intercepted syscalls a task may make before another ready one runs. */
 #define REC_SLICE 64

@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -328,6 +329,7 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 		rec_resume(t, RESUME_CONT, (int)site); /* the guest's own fault */
 		return 1;
 	}
+	rec_trap_mend(t, SIGTRAP); /* the site's int3 unblocked it */
 	if (hit == TRACER_TICK_COUNTED) {
 		t->ticks++;
 		t->tick_count++;

@@ -385,6 +385,12 @@ void rec_clock_advance(struct rec_clock *c, int64_t ns);
 int rec_clock_read(const struct rec_clock *c, long clockid, int64_t *ns);
 /* Virtual TSC: one tick per virtual nanosecond. */
 uint64_t rec_clock_tsc(const struct rec_clock *c);
+struct timex;
+/* adjtimex(2) on the virtual clock: TX (its modes as the guest gave them)
+ * is filled as the kernel would fill it, and TIME_OK returned; a mode
+ * that would set the clock: -EPERM (-EINVAL for a malformed one), TX
+ * unchanged. */
+int rec_clock_timex(const struct rec_clock *c, struct timex *tx);
 
 /* ---- syscalls.c: the syscall table ---- */
 
@@ -407,6 +413,10 @@ struct rec_fsvirt *rec_fsvirt_new(int64_t start_real_ns);
 void rec_fsvirt_free(struct rec_fsvirt *fs);
 /* Virtual inode number for (dev, ino): numbered in order of first sight. */
 uint64_t rec_fsvirt_ino(struct rec_fsvirt *fs, uint64_t dev, uint64_t ino);
+struct statfs;
+/* statfs and fstatfs: free counts half the totals, f_fsid numbered in
+ * order of first sight; the rest as the kernel said. */
+void rec_fsvirt_statfs(struct rec_fsvirt *fs, struct statfs *sf);
 /* Which of a file's times (each is virtualized on its own). */
 enum rec_fs_time { REC_FS_MTIME, REC_FS_CTIME, REC_FS_BTIME };
 /*

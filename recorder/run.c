@@ -225,6 +225,8 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 	r->last_vpid = c->vtid;
 	if (c->tgid == p->tgid)
 		c->clear_tid = clear_tid_of(p->tid);
+	c->tsc_sigsegv = p->tsc_sigsegv; /* TIF_NOTSC is copied at clone */
+	c->trap_blocked = rec_trap_blocked(p->tid); /* so is the blocked mask */
 	if (vfork)
 		c->vfork_parent = p->tid;
 	rec_preempt_new_task(r, c);
@@ -326,7 +328,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->ret = 0;
 	rec_unclamp_entry(t, c);
 	row = rec_syscall_find(c->nr);
-	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden == HIDDEN_RECORD) &&
+	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden != SHOWN) &&
 	    rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
 		t->parked_keep = 1;
@@ -599,10 +601,21 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			t->retrying = 0;
 			r->progress++;
 		}
+		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) && t->tsc_sigsegv &&
+		    tracer_tsc_fault(t->tid, s->sig) == 1) {
+			/* The guest asked for the fault (PR_SET_TSC): it gets it. */
+			if (s->sig == SIGTRAP)
+				rec_trap_mend(t, SIGTRAP); /* a patched site's int3 */
+			rec_intr_deliver(r, t, SIGSEGV);
+			rec_parked_drop(t);
+			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, SIGSEGV);
+			break;
+		}
 		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) &&
 		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
 			struct rec_call tsc = { .nr = -1, .ret = (long)rec_clock_tsc(&r->clock) };
 
+			rec_trap_mend(t, s->sig);
 			rec_digest_event(r, t, &tsc, 3);
 			rec_clock_advance(&r->clock, REC_TSC_NS);
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
@@ -615,6 +628,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 
 			if (tracer_bp_active(&at, &in) && in == t->tgid &&
 			    tracer_get_regs(t->tid, &regs) == 0 && regs.rip - 1 == at) {
+				rec_trap_mend(t, SIGTRAP);
 				if (rec_replay_spin_hit(r, t, 0))
 					break;
 				/* Another thread passes there: over it. */
@@ -623,15 +637,18 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				regs.rip = at;
 				tracer_set_regs(t->tid, &regs);
 				sig = tracer_bp_step(t->tid);
+				rec_trap_mend(t, SIGTRAP); /* the step's trap too */
 				t->extra_stop = 1;
 				if (sig >= 0)
 					rec_resume(t, RESUME_CONT, sig);
 				break;
 			}
 			if (tracer_get_regs(t->tid, &regs) == 0 &&
-			    rec_int3_site(t, regs.rip - 1) &&
-			    rec_replay_spin_hit(r, t, 1))
-				break;
+			    rec_int3_site(t, regs.rip - 1)) {
+				rec_trap_mend(t, SIGTRAP);
+				if (rec_replay_spin_hit(r, t, 1))
+					break;
+			}
 		}
 		if (s->sig == SIGTRAP && !t->pending && rec_preempt_trap(r, t) == 1)
 			break; /* 2: a site stepped over for the debugger, whose step it was */
@@ -901,8 +918,12 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 			continue;
 		traps[ntraps].nr = row->nr;
 		traps[ntraps].fd_min = opts->mode == REC_MODE_RUN ? row->fd_min : 0;
-		traps[ntraps].match_arg = row->match_arg;
-		traps[ntraps].match = row->match;
+		/* A log keeps every call of a row hidden from `run` too. */
+		if (row->hidden == SHOWN || opts->mode == REC_MODE_RUN) {
+			traps[ntraps].match_arg = row->match_arg;
+			traps[ntraps].match = row->match;
+		}
+		traps[ntraps].nonzero_arg = row->nonzero_arg;
 		ntraps++;
 	}
 	hm_buf_init(&r.payload);

@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
@@ -189,4 +191,30 @@ void rec_sys_getdents_exit(struct rec *r, struct task *t, struct rec_call *c)
 	    rec_fsvirt_dirents(r->fs, dir.st_dev, buf, len, c->nr == SYS_getdents64) == 0)
 		tracer_write_mem(t->tid, c->args[1], buf, len);
 	free(buf);
+}
+
+/* statfs and fstatfs: what the host's other writers change goes
+ * (rec_fsvirt_statfs). Hidden in every mode; a replay answers it from the
+ * log, which keeps the struct as mended here. */
+void rec_sys_statfs_exit(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct statfs sf;
+
+	if (c->ret != 0 || tracer_read_mem(t->tid, c->args[1], &sf, sizeof(sf)) < 0)
+		return;
+	rec_fsvirt_statfs(r->fs, &sf);
+	tracer_write_mem(t->tid, c->args[1], &sf, sizeof(sf));
+}
+
+/* FS_IOC_GETVERSION: an inode's generation is a random number the file
+ * system drew when it made the inode (ext4: prandom, fs/ext4/ialloc.c).
+ * Every file shows 0. The kernel writes an int whatever the request's
+ * size says (fs/ext4/ioctl.c). Only that request stops in `run`. */
+void rec_sys_ioctl_exit(struct rec *r, struct task *t, struct rec_call *c)
+{
+	int zero = 0;
+
+	(void)r;
+	if ((uint32_t)c->args[1] == (uint32_t)FS_IOC_GETVERSION && c->ret == 0)
+		tracer_write_mem(t->tid, c->args[2], &zero, sizeof(zero));
 }

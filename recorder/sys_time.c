@@ -8,9 +8,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/times.h>
+#include <sys/timex.h>
 #include <time.h>
 
 #include "common/common.h"
@@ -134,6 +138,43 @@ enum rec_action rec_sys_clock_nanosleep(struct rec *r, struct task *t, struct re
 	return sleep_until(r, t, c, r->clock.now_ns + ns, c->args[3]);
 }
 
+/* TX at ADDR, answered from the virtual clock (rec_clock_timex). */
+static enum rec_action timex(struct rec *r, struct task *t, struct rec_call *c, uint64_t addr)
+{
+	struct timex tx;
+	int ret;
+
+	if (tracer_read_mem(t->tid, addr, &tx, sizeof(tx)) < 0) {
+		c->ret = -EFAULT;
+		return REC_EMULATED;
+	}
+	ret = rec_clock_timex(&r->clock, &tx);
+	if (ret < 0) {
+		c->ret = ret;
+		return REC_EMULATED;
+	}
+	return rec_reply_mem(t, c, addr, &tx, sizeof(tx), ret);
+}
+
+enum rec_action rec_sys_adjtimex(struct rec *r, struct task *t, struct rec_call *c)
+{
+	return timex(r, t, c, c->args[0]);
+}
+
+/* Only CLOCK_REALTIME can be adjusted (kernel/time/posix-timers.c:
+ * do_clock_adjtime); the other clocks say EOPNOTSUPP, unknown ids EINVAL. */
+enum rec_action rec_sys_clock_adjtime(struct rec *r, struct task *t, struct rec_call *c)
+{
+	long clockid = (long)(int)c->args[0];
+	int64_t ns;
+
+	if (clockid == CLOCK_REALTIME)
+		return timex(r, t, c, c->args[1]);
+	c->ret =
+		clockid < 0 || rec_clock_read(&r->clock, clockid, &ns) == 0 ? -EOPNOTSUPP : -EINVAL;
+	return REC_EMULATED;
+}
+
 /* times(2) counts in USER_HZ (100) ticks since boot. */
 enum rec_action rec_sys_times(struct rec *r, struct task *t, struct rec_call *c)
 {
@@ -147,18 +188,53 @@ enum rec_action rec_sys_times(struct rec *r, struct task *t, struct rec_call *c)
 	return REC_EMULATED;
 }
 
+/*
+ * Resource usage as a fixed picture: a process has used the virtual time
+ * as user time (as its CPU-time clocks say) and nothing else, and its
+ * peak resident set is REC_MAXRSS_KB; no faults, context switches or
+ * block I/O. A child's usage (RUSAGE_CHILDREN, wait4, waitid) has the same
+ * peak and no time, as times(2)'s tms_cutime has none.
+ */
+static void usage(const struct rec *r, int self, struct rusage *ru)
+{
+	memset(ru, 0, sizeof(*ru));
+	ru->ru_maxrss = REC_MAXRSS_KB;
+	if (self) {
+		ru->ru_utime.tv_sec = (time_t)(r->clock.now_ns / HM_NS_PER_SEC);
+		ru->ru_utime.tv_usec = (suseconds_t)(r->clock.now_ns % HM_NS_PER_SEC / 1000);
+	}
+}
+
 enum rec_action rec_sys_getrusage(struct rec *r, struct task *t, struct rec_call *c)
 {
 	int who = (int)c->args[0];
-	struct rusage ru = { 0 };
+	struct rusage ru;
 
 	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
 		c->ret = -EINVAL;
 		return REC_EMULATED;
 	}
-	if (who != RUSAGE_CHILDREN) {
-		ru.ru_utime.tv_sec = (time_t)(r->clock.now_ns / HM_NS_PER_SEC);
-		ru.ru_utime.tv_usec = (suseconds_t)(r->clock.now_ns % HM_NS_PER_SEC / 1000);
-	}
+	usage(r, who != RUSAGE_CHILDREN, &ru);
 	return rec_reply_mem(t, c, c->args[1], &ru, sizeof(ru), 0);
+}
+
+/* wait4 and waitid with a struct rusage (only those stop): the child's,
+ * once one was waited for (wait4 returns its pid, waitid 0 with a pid in
+ * its siginfo; WNOHANG with none ready writes zeros natively). */
+void rec_sys_wait_exit(struct rec *r, struct task *t, struct rec_call *c)
+{
+	struct rusage ru;
+	uint64_t addr = c->nr == SYS_wait4 ? c->args[3] : c->args[4];
+
+	if (c->ret < 0 || (c->nr == SYS_wait4 && c->ret == 0))
+		return;
+	if (c->nr == SYS_waitid) {
+		siginfo_t si;
+
+		if (!c->args[2] || tracer_read_mem(t->tid, c->args[2], &si, sizeof(si)) < 0 ||
+		    si.si_pid == 0)
+			return;
+	}
+	usage(r, 0, &ru);
+	tracer_write_mem(t->tid, addr, &ru, sizeof(ru));
 }

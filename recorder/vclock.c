@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
+#include <sys/timex.h>
 #include <time.h>
 
 #include "common/common.h"
@@ -64,4 +66,47 @@ int rec_clock_read(const struct rec_clock *c, long clockid, int64_t *ns)
 uint64_t rec_clock_tsc(const struct rec_clock *c)
 {
 	return (uint64_t)(REC_BOOT_NS + c->now_ns);
+}
+
+/*
+ * The kernel's NTP state as a synchronized clock that nobody adjusts:
+ * TIME_OK, no offset, no frequency error, the kernel's defaults for the
+ * rest (kernel/time/ntp.c: time_constant 2, precision 1, tolerance
+ * MAXFREQ_SCALED / PPM_SCALE, tick_usec for USER_HZ 100), and the time
+ * of the virtual clock in microseconds (STA_NANO is off). Only reads are
+ * allowed, as for a process without CAP_SYS_TIME
+ * (kernel/time/timekeeping.c: timekeeping_validate_timex): modes 0, or
+ * adjtime(3)'s ADJ_OFFSET_SS_READ; other modes fail with EPERM, also for
+ * root, whose guest must not set the host's clock.
+ */
+/* The kernel's own bits of adjtime(2)'s modes (include/uapi/linux/timex.h
+ * under __KERNEL__; user space sees ADJ_OFFSET_SINGLESHOT as 0x8001 and
+ * ADJ_OFFSET_SS_READ as 0xa001). */
+#define K_ADJ_ADJTIME		0x8000
+#define K_ADJ_OFFSET_SINGLESHOT 0x0001
+#define K_ADJ_OFFSET_READONLY	0x2000
+
+int rec_clock_timex(const struct rec_clock *c, struct timex *tx)
+{
+	unsigned modes = tx->modes;
+	int64_t now = c->epoch_ns + c->now_ns, sec, nsec;
+
+	if (modes & K_ADJ_ADJTIME) {
+		if (!(modes & K_ADJ_OFFSET_SINGLESHOT))
+			return -EINVAL;
+		if (!(modes & K_ADJ_OFFSET_READONLY))
+			return -EPERM;
+	} else if (modes) {
+		return -EPERM;
+	}
+	hm_ns_split(now, &sec, &nsec);
+	memset(tx, 0, sizeof(*tx));
+	tx->modes = modes;
+	tx->constant = 2;
+	tx->precision = 1;
+	tx->tolerance = 500L << 16; /* 500 ppm, scaled by 2^16 */
+	tx->time.tv_sec = (time_t)sec;
+	tx->time.tv_usec = (suseconds_t)(nsec / 1000);
+	tx->tick = 1000000 / 100;
+	return TIME_OK;
 }

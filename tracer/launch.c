@@ -712,7 +712,7 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 	seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_TRAP);
 	for (size_t i = 0; i < l->ntraps; i++) {
 		const struct tracer_trap *t = &l->traps[i];
-		struct scmp_arg_cmp cmp[3];
+		struct scmp_arg_cmp cmp[4];
 		unsigned n = 0;
 		int err;
 
@@ -725,6 +725,8 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 		if (t->mask)
 			cmp[n++] = SCMP_CMP((unsigned)t->mask_arg, SCMP_CMP_MASKED_EQ, t->mask,
 					    t->mask);
+		if (t->nonzero_arg > 0)
+			cmp[n++] = SCMP_CMP((unsigned)t->nonzero_arg - 1, SCMP_CMP_NE, 0);
 		err = seccomp_rule_add_array(ctx, SCMP_ACT_TRACE(0), t->nr, n, cmp);
 		if (err) {
 			hm_error("cannot add syscall %d to the seccomp filter: %s", t->nr,

@@ -212,3 +212,13 @@ int tracer_siginfo(pid_t tid, siginfo_t *si)
 {
 	return ptrace(PTRACE_GETSIGINFO, tid, 0, si) < 0 ? -errno : 0;
 }
+
+int tracer_get_sigmask(pid_t tid, uint64_t *mask)
+{
+	return ptrace(PTRACE_GETSIGMASK, tid, sizeof(*mask), mask) < 0 ? -errno : 0;
+}
+
+int tracer_set_sigmask(pid_t tid, uint64_t mask)
+{
+	return ptrace(PTRACE_SETSIGMASK, tid, sizeof(mask), &mask) < 0 ? -errno : 0;
+}

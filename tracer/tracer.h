@@ -25,6 +25,7 @@ struct tracer_trap {
 	int match;
 	int mask_arg;  /* with MASK: trap only when argument MASK_ARG has a bit of it */
 	uint64_t mask; /* 0: no such condition */
+	int nonzero_arg; /* > 0: trap only when argument nonzero_arg - 1 is not 0 */
 };
 
 /* What a path was when a recorded run first touched it; a replay puts it
@@ -134,6 +135,9 @@ int tracer_step(pid_t tid, int sig);
 int tracer_interrupt(pid_t tid);
 /* The siginfo of TID's signal-delivery stop. */
 int tracer_siginfo(pid_t tid, siginfo_t *si);
+/* TID's blocked signals (bit N-1 for signal N), stopped; 0 or -errno. */
+int tracer_get_sigmask(pid_t tid, uint64_t *mask);
+int tracer_set_sigmask(pid_t tid, uint64_t mask);
 
 /* ---- mem.c: registers and memory ---- */
 
@@ -257,6 +261,11 @@ int tracer_patch_tsc(pid_t tid);
  * TSC_AUX for rdtscp) and step over it: returns 1. 0 when it is something
  * else and the signal is the guest's. */
 int tracer_emulate_tsc(pid_t tid, int sig, uint64_t tsc, uint32_t tsc_aux);
+/* The same stop, where the guest asked rdtsc to fault (PR_SET_TSC,
+ * PR_TSC_SIGSEGV): make it the SIGSEGV the kernel would have raised (rip on
+ * the instruction, si_code SI_KERNEL) and return 1; the caller delivers
+ * SIGSEGV. 0 when it is something else. */
+int tracer_tsc_fault(pid_t tid, int sig);
 /* Forget the patched sites (end of run). */
 void tracer_tsc_free(void);
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -158,31 +159,70 @@ static int set_result(pid_t tid, struct user_regs_struct *regs, uint64_t rip, un
 	return tracer_set_regs(tid, regs) == 0 ? 1 : 0;
 }
 
-int tracer_emulate_tsc(pid_t tid, int sig, uint64_t tsc, uint32_t tsc_aux)
+/* Where TID's stop for SIG is an rdtsc or rdtscp (a patched site or the
+ * fault itself): its address and length; 0 when it is not one. */
+static int tsc_site(pid_t tid, int sig, const struct user_regs_struct *regs, uint64_t *at,
+		    unsigned *len)
 {
-	struct user_regs_struct regs;
 	unsigned char insn[3];
 
-	if (tracer_get_regs(tid, &regs) < 0)
-		return 0;
 	if (sig == SIGTRAP) {
 		/* int3 leaves rip after itself. */
 		for (size_t i = 0; i < npatched; i++) {
-			if (patched[i].addr == regs.rip - 1 &&
-			    tracer_read_mem(tid, regs.rip - 1, insn, 2) == 0 && insn[0] == 0xcc &&
-			    insn[1] == 0x90)
-				return set_result(tid, &regs, regs.rip - 1, patched[i].length, tsc,
-						  tsc_aux);
+			if (patched[i].addr == regs->rip - 1 &&
+			    tracer_read_mem(tid, regs->rip - 1, insn, 2) == 0 && insn[0] == 0xcc &&
+			    insn[1] == 0x90) {
+				*at = regs->rip - 1;
+				*len = patched[i].length;
+				return 1;
+			}
 		}
 		return 0;
 	}
-	if (sig != SIGSEGV || tracer_read_mem(tid, regs.rip, insn, sizeof(insn)) < 0)
+	if (sig != SIGSEGV || tracer_read_mem(tid, regs->rip, insn, sizeof(insn)) < 0)
 		return 0;
+	*at = regs->rip;
 	if (insn[0] == 0x0f && insn[1] == 0x31)
-		return set_result(tid, &regs, regs.rip, 2, tsc, tsc_aux);
-	if (insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9)
-		return set_result(tid, &regs, regs.rip, 3, tsc, tsc_aux);
-	return 0;
+		*len = 2;
+	else if (insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9)
+		*len = 3;
+	else
+		return 0;
+	return 1;
+}
+
+int tracer_tsc_fault(pid_t tid, int sig)
+{
+	struct user_regs_struct regs;
+	siginfo_t si;
+	uint64_t at;
+	unsigned len;
+
+	if (tracer_get_regs(tid, &regs) < 0 || !tsc_site(tid, sig, &regs, &at, &len))
+		return 0;
+	if (sig == SIGSEGV)
+		return 1; /* the fault itself, as the kernel made it */
+	/* The general protection fault a TSD rdtsc raises: SIGSEGV, SI_KERNEL,
+	 * no address, rip on the instruction (arch/x86/kernel/traps.c:
+	 * gp_user_force_sig_segv). */
+	regs.rip = at;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGSEGV;
+	si.si_code = SI_KERNEL;
+	if (tracer_set_regs(tid, &regs) < 0 || ptrace(PTRACE_SETSIGINFO, tid, 0, &si) < 0)
+		return 0;
+	return 1;
+}
+
+int tracer_emulate_tsc(pid_t tid, int sig, uint64_t tsc, uint32_t tsc_aux)
+{
+	struct user_regs_struct regs;
+	uint64_t at;
+	unsigned len;
+
+	if (tracer_get_regs(tid, &regs) < 0 || !tsc_site(tid, sig, &regs, &at, &len))
+		return 0;
+	return set_result(tid, &regs, at, len, tsc, tsc_aux);
 }
 
 void tracer_tsc_free(void)

@@ -215,6 +215,96 @@ st=$?
 [ "$st" = 0 ] || { cat "$WORK/mapshared.err" >&2; fail "mapshared: record exited $st"; }
 grep -q "warn: '$WORK/shared', which the guest mapped shared, was changed by a process outside the guest" \
 	"$WORK/mapshared.err" || { cat "$WORK/mapshared.err" >&2; fail "mapshared: no word of the write from outside"; }
+# Leaks of the host (tests/guests/hostleaks.c): each mode prints the same
+# in two runs, under record and in the replay, and what it prints is
+# hermit's virtual world (docs/determinism.md), not the host's.
+# leak NAME ARGS...: `hostleaks ARGS...` twice under run, then recorded
+# and replayed: all four the same; $WORK/NAME.want, where there is one,
+# is what they must print, the microseconds of virtual times apart (they
+# count the C library's calls and ticks before main).
+leak() {
+	name=$1
+	shift
+	same_twice "$name" -- "$GUESTS/hostleaks" "$@"
+	if [ -e "$WORK/$name.want" ]; then
+		sed -E 's/^(adjtimex: 0, time [0-9]+|RUSAGE_(SELF|THREAD): utime 0)\.[0-9]{6}/\1.uuuuuu/' \
+			"$WORK/$name.1" | diff -u "$WORK/$name.want" - ||
+			fail "$name: hermit run printed other output"
+	fi
+	hm "$WORK/$name.rec" record start -- "$GUESTS/hostleaks" "$@"
+	st=$?
+	[ "$st" = 0 ] || { tail -20 "$WORK/$name.rec.err" >&2; fail "$name: record exited $st"; }
+	diff -u "$WORK/$name.1" "$WORK/$name.rec" || fail "$name: record printed other output"
+	hm "$WORK/$name.rep" replay --autopilot
+	st=$?
+	[ "$st" = 0 ] || { tail -20 "$WORK/$name.rep.err" >&2; fail "$name: replay exited $st"; }
+	diff -u "$WORK/$name.1" "$WORK/$name.rep" || fail "$name: the replay printed other output"
+}
+# adjtimex: the virtual clock (HERMIT_EPOCH), synchronized; no setting
+want adjtimex <<'OUT'
+adjtimex: 0, time 1767225600.uuuuuu, offset 0, freq 0, status 0
+adjtimex: between two gettimeofday calls: yes
+clock_adjtime(CLOCK_REALTIME): 0, 10 us before the next gettimeofday
+clock_adjtime(CLOCK_MONOTONIC): Operation not supported
+adjtimex(ADJ_FREQUENCY): Operation not permitted
+OUT
+leak adjtimex adjtimex
+# PR_GET_TSC said hermit's PR_TSC_SIGSEGV; rdtsc faults where asked
+want tsc <<'OUT'
+PR_GET_TSC: PR_TSC_ENABLE
+rdtsc: ran
+PR_SET_TSC(PR_TSC_SIGSEGV): 0
+PR_GET_TSC: PR_TSC_SIGSEGV
+rdtsc: SIGSEGV
+PR_SET_TSC(PR_TSC_ENABLE): 0
+PR_GET_TSC: PR_TSC_ENABLE
+rdtsc: ran
+PR_SET_TSC(7): Invalid argument
+OUT
+leak tsc tsc
+# PR_GET_SECCOMP said 2 (hermit's filter) from the start
+want seccomp <<'OUT'
+PR_GET_SECCOMP: 0
+PR_GET_SECCOMP after a filter: 2
+PR_GET_SECCOMP in a child: 2
+OUT
+leak seccomp seccomp
+# maxrss was 0, wait4 gave the host's figures of the child
+want rusage <<'OUT'
+RUSAGE_SELF: utime 0.uuuuuu stime 0.000000 maxrss 4096 minflt 0 majflt 0 nvcsw 0 nivcsw 0 inblock 0 oublock 0
+RUSAGE_THREAD: utime 0.uuuuuu stime 0.000000 maxrss 4096 minflt 0 majflt 0 nvcsw 0 nivcsw 0 inblock 0 oublock 0
+wait4: utime 0.000000 stime 0.000000 maxrss 4096 minflt 0 majflt 0 nvcsw 0 nivcsw 0 inblock 0 oublock 0
+RUSAGE_CHILDREN: utime 0.000000 stime 0.000000 maxrss 4096 minflt 0 majflt 0 nvcsw 0 nivcsw 0 inblock 0 oublock 0
+OUT
+leak rusage rusage
+# free counts moved with a write, /proc's fsid with each mount
+mkdir "$WORK/fs" || fail "cannot make a folder"
+want statfs <<'OUT'
+statfs: bfree half of blocks, bavail bfree, ffree half of files, fsid 1 0
+fstatfs: bfree half of blocks, bavail bfree, ffree half of files, fsid 1 0
+statfs(/proc): bfree half of blocks, bavail bfree, ffree half of files, fsid 2 0
+statfs and fstatfs agree: yes
+OUT
+leak statfs statfs "$WORK/fs"
+# the inode generation of a new file was the file system's random draw
+if timeout 20 "$GUESTS/hostleaks" getversion "$WORK/fs/gen" >"$WORK/gen-native" 2>&1 &&
+	grep -q '^FS_IOC_GETVERSION: -*[0-9]' "$WORK/gen-native"; then
+	echo "FS_IOC_GETVERSION: 0" | want getversion
+	leak getversion getversion "$WORK/fs/gen"
+else
+	echo "getversion: not checked: $WORK has no inode generations (FS_IOC_GETVERSION)" >&2
+fi
+# hermit's tick sites and rdtsc traps unblocked SIGTRAP and SIGSEGV, and
+# the exec'd program started with them unblocked
+want sigmask <<'OUT'
+after exec: User defined signal 1 blocked
+after exec: Trace/breakpoint trap blocked
+after exec: Segmentation fault blocked
+OUT
+leak sigmask sigmask
+timeout 20 "$GUESTS/hostleaks" sigmask | diff -u "$WORK/sigmask.want" - ||
+	fail "sigmask: natively other output"
+
 # ptrace inside a guest is not supported yet: it fails with EPERM (the
 # guest's tasks have a tracer, hermit) and hermit says so in one line;
 # strace and gdb then end as they do when refused, with no deadlock.
