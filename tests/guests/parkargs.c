@@ -40,22 +40,59 @@ static void pause_ms(long ms)
 		;
 }
 
+static pid_t case_tid;
+static void *(*case_fn)(void *);
+
+static void *case_thread(void *arg)
+{
+	__atomic_store_n(&case_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	return case_fn(arg);
+}
+
+/* Whether the case's thread sleeps (in its call) or is gone: its state in
+ * /proc. Under hermit it is stopped whenever this thread runs. */
+static int case_blocked(void)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (__atomic_load_n(&done, __ATOMIC_SEQ_CST))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)case_tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] != 'R';
+}
+
 /* Run FN in a thread; when it is blocked, CHANGE what it gave the call,
- * then GIVE what it waits for; if it is not done 50 ms later, UNSTICK
- * (what the changed arguments wait for, so that a wrong run ends). */
+ * then GIVE what it waits for; if it is not done 5 s later, UNSTICK
+ * (what the changed arguments wait for, so that a wrong run ends). The
+ * waits are long for a busy host: natively, a thread not yet in its call
+ * or not yet woken took the other branch, and printed other output. */
 static void run_case(void *(*fn)(void *), void (*change)(void), void (*give)(void),
 		     void (*unstick)(void))
 {
 	pthread_t th;
 
 	entered = done = second = 0;
-	pthread_create(&th, NULL, fn, NULL);
+	case_fn = fn;
+	pthread_create(&th, NULL, case_thread, NULL);
 	while (!__atomic_load_n(&entered, __ATOMIC_SEQ_CST))
 		pause_ms(1);
 	pause_ms(50);
+	for (int i = 0; i < 10000 && !case_blocked(); i++)
+		pause_ms(1);
 	change();
 	give();
-	for (int i = 0; i < 50 && !__atomic_load_n(&done, __ATOMIC_SEQ_CST); i++)
+	for (int i = 0; i < 5000 && !__atomic_load_n(&done, __ATOMIC_SEQ_CST); i++)
 		pause_ms(1);
 	if (!__atomic_load_n(&done, __ATOMIC_SEQ_CST) && unstick) {
 		__atomic_store_n(&second, 1, __ATOMIC_SEQ_CST);

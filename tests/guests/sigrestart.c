@@ -735,6 +735,10 @@ int main(int argc, char **argv)
 		for (int n = 0; n < 10000 && !worker_waits(); n++)
 			pause_ms(1); /* until it waits in its call */
 		pthread_kill(th, SIGUSR1);
+		/* Until its handler ran: on a busy host a fixed pause was not
+		 * always enough, and the byte came first (poll returned 1). */
+		for (int n = 0; n < 10000 && !handled; n++)
+			pause_ms(1);
 		pause_ms(50);
 		if (current->supply)
 			current->supply();
