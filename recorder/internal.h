@@ -224,6 +224,7 @@ struct rec {
 	int dbg_stop_next;	  /* debugger: stop when any guest task is resumed next */
 	pid_t dbg_step;		  /* debugger: the task that single-steps */
 	int dbg_started;	  /* debugger: the first exec was seen */
+	int execd;		  /* task 0 exec'd the guest: before, it runs hermit's own launch code */
 	int event_write_failed;
 	int vdso_warned;
 	uint64_t event_frames; /* replay: frames when the last event was taken */

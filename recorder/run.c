@@ -616,8 +616,13 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			struct rec_call tsc = { .nr = -1, .ret = (long)rec_clock_tsc(&r->clock) };
 
 			rec_trap_mend(t, s->sig);
-			rec_digest_event(r, t, &tsc, 3);
-			rec_clock_advance(&r->clock, REC_TSC_NS);
+			/* Before the guest's exec it is hermit's own code (a
+			 * sanitizer's runtime reads the TSC there, a number of
+			 * times that varies): not an event of the guest's. */
+			if (r->execd) {
+				rec_digest_event(r, t, &tsc, 3);
+				rec_clock_advance(&r->clock, REC_TSC_NS);
+			}
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
@@ -739,6 +744,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		break;
 	case TRACER_EXEC:
 		t = exec_task(r, t, (pid_t)s->msg);
+		if (t->index == 0)
+			r->execd = 1;
 		on_exec(r, t);
 		if (r->ended) {
 			tracer_cont(t->tid, 0); /* killed, it must leave this stop to die */
