@@ -215,6 +215,7 @@ int tracer_siginfo(pid_t tid, siginfo_t *si)
 
 int tracer_get_sigmask(pid_t tid, uint64_t *mask)
 {
+	*mask = 0; /* (valgrind does not know that ptrace fills it) */
 	return ptrace(PTRACE_GETSIGMASK, tid, sizeof(*mask), mask) < 0 ? -errno : 0;
 }
 
