@@ -110,6 +110,7 @@ struct task {
 	uint64_t ticks_last; /* what its latest stop added to them (rec_ticks_stop);
 			      * UINT64_MAX: it was not counting */
 	uint64_t spin_mark; /* 1 + tick_count when the spin watch last let it run on */
+	uint64_t spin_cpu;  /* its CPU time then (tracer_task_cputime) */
 	uint64_t budget;			    /* ticks its process's counter was given */
 	uint64_t budget_end;			    /* tick_count where the budget runs out */
 	int extra_stop;				    /* a stop a run without a debugger does

@@ -70,17 +70,30 @@ void rec_spin_preempt(struct rec *r, struct task *t)
  * preempts it at a tick, the same on every host: a host too busy to let
  * it get there within the watch's 100 ms (a CPU hog, page faults) is no
  * reason to preempt it at a wall-clock moment. Unless no tick came since
- * the watch last let it run on: then it spins where nothing counts (V8's
- * builtins, left unpatched in node's .text), and the watch takes it.
+ * the watch last let it run on while it had SPIN_CPU of the CPU: then it
+ * spins where nothing counts (V8's builtins, left unpatched in node's
+ * .text), and the watch takes it. A thread the host did not run (a hog on
+ * its CPU) made no tick either, and is not taken for it.
  */
+#define SPIN_CPU 5 /* clock ticks (USER_HZ): 50 ms */
+
 int rec_spin_declined(struct rec *r, struct task *t)
 {
 	struct user_regs_struct regs;
+	uint64_t cpu = 0;
 
-	if (r->ticks_source != REC_PREEMPT_SITES || t->spin_mark == t->tick_count + 1 ||
-	    tracer_get_regs(t->tid, &regs) < 0 || !tracer_ticks_counted(t->tgid, regs.rip))
+	if (r->ticks_source != REC_PREEMPT_SITES || tracer_get_regs(t->tid, &regs) < 0 ||
+	    !tracer_ticks_counted(t->tgid, regs.rip))
 		return 0;
-	t->spin_mark = t->tick_count + 1;
+	if (t->spin_mark == t->tick_count + 1 &&
+	    (tracer_task_cputime(t->tid, &cpu) < 0 || cpu >= t->spin_cpu + SPIN_CPU))
+		return 0;
+	if (t->spin_mark != t->tick_count + 1) {
+		t->spin_mark = t->tick_count + 1;
+		t->spin_cpu = tracer_task_cputime(t->tid, &cpu) == 0 ? cpu : 0;
+	}
+	/* A stop a run elsewhere may not make: where its budget ends stays. */
+	t->extra_stop = 1;
 	hm_debug("task %d is in counted code (pc %#llx, tick %llu): its budget preempts it",
 		 t->index, (unsigned long long)regs.rip, (unsigned long long)t->tick_count);
 	tracer_blockwatch_set(t->tid);

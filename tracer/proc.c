@@ -216,6 +216,31 @@ int tracer_task_comm(pid_t tid, char *buf, size_t size)
 	return 0;
 }
 
+int tracer_task_cputime(pid_t tid, uint64_t *ticks)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long utime, stime;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = 0;
+	/* After the name: state (3), then fields 4-13, utime (14), stime (15). */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+			 &stime) != 2)
+		return -EINVAL;
+	*ticks = utime + stime;
+	return 0;
+}
+
 int tracer_exe_kind(pid_t tid, int *elf_class, unsigned *mode)
 {
 	unsigned char ident[EI_NIDENT];

@@ -421,6 +421,8 @@ int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
 int tracer_fd_info(pid_t tid, int fd, uint64_t *pos, unsigned *flags, int *regular);
 /* Thread TID's name (/proc comm) in BUF: 0, or -errno. */
 int tracer_task_comm(pid_t tid, char *buf, size_t size);
+/* The CPU time TID has had, user and system, in clock ticks (USER_HZ). */
+int tracer_task_cputime(pid_t tid, uint64_t *ticks);
 /* TID's executable: its ELF class (ELFCLASS32, ELFCLASS64) and its file
  * mode (st_mode, setuid bit included). 0, or -errno (-ENOEXEC: no ELF). */
 int tracer_exe_kind(pid_t tid, int *elf_class, unsigned *mode);
