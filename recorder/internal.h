@@ -96,6 +96,8 @@ struct task {
 	int sends_out;			   /* that call writes outside: an output frame follows */
 	int clamped;			   /* replay: the read's count was cut to the recorded one */
 	uint64_t clamped_count;		   /* ... and this is the count the guest asked for */
+	unsigned cpus;			   /* its virtual CPU affinity mask (sys_identity.c);
+					    * 0: all REC_VIRTUAL_CPUS */
 	uint64_t clear_tid;		   /* the word its clone asked the kernel to clear
 					    * when it ends (CLONE_CHILD_CLEARTID), 0: none */
 	struct rec_call call;
@@ -627,6 +629,8 @@ enum rec_action rec_sys_sysinfo(struct rec *r, struct task *t, struct rec_call *
 enum rec_action rec_sys_sched_getaffinity(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_sched_setaffinity(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_getcpu(struct rec *r, struct task *t, struct rec_call *c);
+/* The virtual CPU T runs on: the lowest of its virtual affinity mask. */
+int rec_task_cpu(const struct task *t);
 enum rec_action rec_sys_rseq(struct rec *r, struct task *t, struct rec_call *c);
 
 /* sys_random.c */

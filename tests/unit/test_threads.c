@@ -1069,6 +1069,49 @@ static void test_futex_recheck_shared(void **state)
 	munmap(alias, 8192);
 }
 
+/* ---- virtual CPU affinity (sys_identity.c) ---- */
+
+/* Each thread keeps the mask it sets over the virtual CPUs; getcpu and
+ * rdtscp name the lowest CPU of it (sched_setaffinity(2), getcpu(2)). */
+static void test_affinity_virtual(void **state)
+{
+	struct env *e = get_env(state);
+	struct task *other = new_task(e, e->pid);
+	uint64_t mask = 0xa, got = 0x5555;
+	unsigned cpu = 99, node = 99;
+
+	assert_int_equal(rec_task_cpu(other), 0);
+	assert_int_equal(rec_sys_sched_setaffinity(&e->r, e->self,
+						   enter(e->self, SYS_sched_setaffinity,
+							 (uint64_t)other->vtid, sizeof(mask),
+							 ADDR(&mask), 0, 0, 0)),
+			 REC_EMULATED);
+	assert_int_equal(e->self->call.ret, 0);
+	assert_int_equal(rec_task_cpu(other), 1);
+	assert_int_equal(rec_task_cpu(e->self), 0);
+	rec_sys_getcpu(&e->r, other, enter(other, SYS_getcpu, ADDR(&cpu), ADDR(&node), 0, 0, 0, 0));
+	assert_int_equal(other->call.ret, 0);
+	assert_int_equal(cpu, 1);
+	assert_int_equal(node, 0);
+	rec_sys_sched_getaffinity(&e->r, e->self,
+				  enter(e->self, SYS_sched_getaffinity, (uint64_t)other->vtid,
+					sizeof(got), ADDR(&got), 0, 0, 0));
+	assert_int_equal(e->self->call.ret, sizeof(got));
+	assert_int_equal(got, 0xa);
+
+	/* No virtual CPU in it: EINVAL, the mask stays. */
+	mask = 0xf0;
+	rec_sys_sched_setaffinity(&e->r, other, enter(other, SYS_sched_setaffinity, 0,
+						       sizeof(mask), ADDR(&mask), 0, 0, 0));
+	assert_int_equal(other->call.ret, -EINVAL);
+	assert_int_equal(rec_task_cpu(other), 1);
+	/* A thread id no guest task has: ESRCH. */
+	rec_sys_sched_getaffinity(&e->r, e->self,
+				  enter(e->self, SYS_sched_getaffinity, 99999, sizeof(got),
+					ADDR(&got), 0, 0, 0));
+	assert_int_equal(e->self->call.ret, -ESRCH);
+}
+
 /* ---- ITIMER_REAL: alarm, setitimer, getitimer ---- */
 
 static struct rec_timer *itimer(struct env *e, pid_t tgid)
@@ -2032,6 +2075,7 @@ int main(void)
 		T(test_futex_clock_realtime_only_with_wait_bitset),
 		T(test_futex_recheck),
 		T(test_futex_recheck_shared),
+		T(test_affinity_virtual),
 		T(test_alarm),
 		T(test_setitimer_real),
 		T(test_setitimer_invalid),
