@@ -48,6 +48,16 @@ enum resume_mode {
 	RESUME_SYSCALL, /* to the syscall-exit stop of the call in `call` */
 };
 
+/* What a futex word is to the kernel (kernel/futex/core.c, get_futex_key()):
+ * a word in a shared mapping is a place in the mapped object (a file, shmem,
+ * a memfd), the same in every process and every alias of it; any other word
+ * is an address in one process (the waiter's tgid). */
+struct rec_futex_key {
+	int shared;	   /* 1: dev, ino, off name it; 0: tgid and off do */
+	uint64_t dev, ino; /* shared: the mapped object */
+	uint64_t off;	   /* shared: byte offset in the object; private: the address */
+};
+
 /* One intercepted syscall, as a handler sees it. */
 struct rec_call {
 	long nr;
@@ -86,6 +96,8 @@ struct task {
 	int sends_out;			   /* that call writes outside: an output frame follows */
 	int clamped;			   /* replay: the read's count was cut to the recorded one */
 	uint64_t clamped_count;		   /* ... and this is the count the guest asked for */
+	unsigned cpus;			   /* its virtual CPU affinity mask (sys_identity.c);
+					    * 0: all REC_VIRTUAL_CPUS */
 	uint64_t clear_tid;		   /* the word its clone asked the kernel to clear
 					    * when it ends (CLONE_CHILD_CLEARTID), 0: none */
 	struct rec_call call;
@@ -93,8 +105,10 @@ struct task {
 	enum wait_kind wait;	     /* with TASK_WAITING */
 	int64_t deadline;	     /* virtual ns when the wait ends by itself; -1: never */
 	uint64_t wait_seq;	     /* order of waiting, for FIFO wake-ups */
-	uint64_t futex_addr;	     /* WAIT_FUTEX: the word */
+	uint64_t futex_addr;	     /* WAIT_FUTEX: the word, in its own address space */
+	struct rec_futex_key futex_key; /* WAIT_FUTEX: the word, as wake-ups name it */
 	uint32_t futex_val;	     /* WAIT_FUTEX: the value it waited on */
+	int futex_requeued;	     /* WAIT_FUTEX: moved to another word by a requeue */
 	uint32_t futex_bitset;	     /* WAIT_FUTEX: FUTEX_WAIT_BITSET's mask */
 	int poll_retry;		     /* WAIT_POLL: the next entry is a retry */
 	int64_t poll_deadline;	     /* WAIT_POLL: virtual ns when it returns 0 */
@@ -522,7 +536,8 @@ struct task *rec_pick_ready(struct rec *r);
 /* futex.c */
 enum rec_action rec_sys_futex(struct rec *r, struct task *t, struct rec_call *c);
 /* A thread of TGID ended (the kernel cleared its tid word, and released
- * its robust futexes): wake waiters whose word no longer holds their value. */
+ * its robust futexes): wake waiters of TGID, and waiters on shared words,
+ * whose word no longer holds their value. */
 void rec_futex_recheck(struct rec *r, pid_t tgid);
 
 /* sys_poll.c */
@@ -645,6 +660,8 @@ enum rec_action rec_sys_sysinfo(struct rec *r, struct task *t, struct rec_call *
 enum rec_action rec_sys_sched_getaffinity(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_sched_setaffinity(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_getcpu(struct rec *r, struct task *t, struct rec_call *c);
+/* The virtual CPU T runs on: the lowest of its virtual affinity mask. */
+int rec_task_cpu(const struct task *t);
 enum rec_action rec_sys_rseq(struct rec *r, struct task *t, struct rec_call *c);
 
 /* sys_random.c */

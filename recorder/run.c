@@ -227,6 +227,7 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 		c->clear_tid = clear_tid_of(p->tid);
 	c->tsc_sigsegv = p->tsc_sigsegv; /* TIF_NOTSC is copied at clone */
 	c->trap_blocked = rec_trap_blocked(p->tid); /* so is the blocked mask */
+	c->cpus = p->cpus; /* fork and clone copy the affinity mask */
 	if (vfork)
 		c->vfork_parent = p->tid;
 	rec_preempt_new_task(r, c);
@@ -612,7 +613,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			break;
 		}
 		if ((s->sig == SIGSEGV || s->sig == SIGTRAP) &&
-		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock), 0) == 1) {
+		    tracer_emulate_tsc(t->tid, s->sig, rec_clock_tsc(&r->clock),
+				       (uint32_t)rec_task_cpu(t)) == 1) {
 			struct rec_call tsc = { .nr = -1, .ret = (long)rec_clock_tsc(&r->clock) };
 
 			rec_trap_mend(t, s->sig);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The machine the guest believes it runs on (DESIGN.md "Identity"): a
- * fixed uname, a four-CPU affinity mask, CPU 0 for getcpu, and sysinfo
- * figures that do not move with the host's load. The values are listed in
+ * fixed uname, four virtual CPUs (each thread's affinity mask over them,
+ * and the lowest CPU of it for getcpu), and sysinfo figures that do not
+ * move with the host's load. The values are listed in
  * docs/determinism.md.
  */
 #include "config.h"
@@ -48,44 +49,80 @@ enum rec_action rec_sys_sysinfo(struct rec *r, struct task *t, struct rec_call *
 	return rec_reply_mem(t, c, c->args[0], &si, sizeof(si), 0);
 }
 
-/* The kernel returns the size of its cpumask, rounded up to a long
- * (kernel/sched/core.c: sched_getaffinity), and EINVAL for a buffer
- * smaller than that or not a multiple of a long. */
+#define ALL_CPUS ((1u << VIRTUAL_CPUS) - 1)
+
+int rec_task_cpu(const struct task *t)
+{
+	unsigned cpus = t->cpus ? t->cpus : ALL_CPUS;
+
+	return __builtin_ctz(cpus);
+}
+
+/* The guest task whose thread id, as the guest sees it, is PID; 0 is T
+ * itself (sched_setaffinity(2)). NULL: none, the kernel's ESRCH. */
+static struct task *affinity_target(struct rec *r, struct task *t, uint64_t pid)
+{
+	if ((pid_t)pid == 0)
+		return t;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->system == 0 && r->tasks[i]->vtid == (pid_t)pid)
+			return r->tasks[i];
+	}
+	return NULL;
+}
+
+/*
+ * Affinity is virtual: every guest thread runs on the one host CPU it was
+ * pinned to at launch (tracer/launch.c), and each keeps the mask it set
+ * over the REC_VIRTUAL_CPUS CPUs it sees; getcpu and rdtscp name the
+ * lowest CPU of that mask. The kernel returns the size of its cpumask,
+ * rounded up to a long (kernel/sched/core.c: sched_getaffinity), and
+ * EINVAL for a buffer smaller than that or not a multiple of a long.
+ */
 enum rec_action rec_sys_sched_getaffinity(struct rec *r, struct task *t, struct rec_call *c)
 {
-	uint64_t mask = (1ULL << VIRTUAL_CPUS) - 1;
+	struct task *x = affinity_target(r, t, c->args[0]);
+	uint64_t mask;
 
-	(void)r;
 	if (c->args[1] < sizeof(mask) || c->args[1] % sizeof(long)) {
 		c->ret = -EINVAL;
 		return REC_EMULATED;
 	}
+	if (!x) {
+		c->ret = -ESRCH;
+		return REC_EMULATED;
+	}
+	mask = x->cpus ? x->cpus : ALL_CPUS;
 	return rec_reply_mem(t, c, c->args[2], &mask, sizeof(mask), sizeof(mask));
 }
 
+/* The kernel reads at most its cpumask's size (get_user_cpu_mask) and
+ * refuses a mask without a CPU it has with EINVAL. */
 enum rec_action rec_sys_sched_setaffinity(struct rec *r, struct task *t, struct rec_call *c)
 {
+	struct task *x = affinity_target(r, t, c->args[0]);
 	uint64_t mask = 0;
 	size_t n = c->args[1] < sizeof(mask) ? c->args[1] : sizeof(mask);
 
-	(void)r;
 	if (tracer_read_mem(t->tid, c->args[2], &mask, n) < 0) {
 		c->ret = -EFAULT;
 		return REC_EMULATED;
 	}
-	c->ret = mask & ((1ULL << VIRTUAL_CPUS) - 1) ? 0 : -EINVAL;
+	c->ret = !x ? -ESRCH : mask & ALL_CPUS ? 0 : -EINVAL;
+	if (c->ret == 0)
+		x->cpus = (unsigned)(mask & ALL_CPUS);
 	return REC_EMULATED;
 }
 
 enum rec_action rec_sys_getcpu(struct rec *r, struct task *t, struct rec_call *c)
 {
-	unsigned zero = 0;
+	unsigned cpu = (unsigned)rec_task_cpu(t), node = 0;
 
 	(void)r;
 	c->ret = 0;
-	if (c->args[0] && tracer_write_mem(t->tid, c->args[0], &zero, sizeof(zero)) < 0)
+	if (c->args[0] && tracer_write_mem(t->tid, c->args[0], &cpu, sizeof(cpu)) < 0)
 		c->ret = -EFAULT;
-	if (c->args[1] && tracer_write_mem(t->tid, c->args[1], &zero, sizeof(zero)) < 0)
+	if (c->args[1] && tracer_write_mem(t->tid, c->args[1], &node, sizeof(node)) < 0)
 		c->ret = -EFAULT;
 	return REC_EMULATED;
 }

@@ -16,8 +16,9 @@
  *
  * Setup is seized before it forks, with PTRACE_O_TRACEFORK and friends, so
  * init and the guest are traced from their first instruction. The guest
- * sets ADDR_NO_RANDOMIZE, PR_TSC_SIGSEGV and no_new_privs, loads the
- * seccomp filter (libseccomp) and execs; only trapped syscalls stop.
+ * pins itself to one CPU, sets ADDR_NO_RANDOMIZE, PR_TSC_SIGSEGV and
+ * no_new_privs, loads the seccomp filter (libseccomp) and execs; only
+ * trapped syscalls stop.
  */
 #include "config.h"
 
@@ -214,6 +215,34 @@ static void set_fds(const int *want)
 	}
 }
 
+/*
+ * Pin the guest to one CPU, the lowest one hermit may use, so that what
+ * the CPU shows without a syscall is the same on every run: the segment
+ * limit lsl reads (the kernel's per-CPU GDT entry, cpu | node << 12),
+ * CPUID's initial APIC id, TSC_AUX as rdpid reads it. Threads and children
+ * inherit the mask, and the guest's sched_setaffinity is emulated
+ * (recorder/sys_identity.c), so nothing moves it off. Under taskset the
+ * lowest CPU of the set is taken (docs/determinism.md, "Identity").
+ */
+static void pin_one_cpu(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0) {
+		hm_warn("cannot read hermit's CPU affinity: %s", hm_strerror(errno));
+		return;
+	}
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
+		;
+	if (cpu == CPU_SETSIZE)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		hm_warn("cannot pin the guest to CPU %d: %s", cpu, hm_strerror(errno));
+}
+
 /* The guest's last steps before exec: they hold for every descendant. */
 static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 	__attribute__((noreturn));
@@ -235,6 +264,7 @@ static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 				  HM_EXIT_INTERNAL);
 		close(null);
 	}
+	pin_one_cpu();
 	if (personality(ADDR_NO_RANDOMIZE) < 0)
 		child_die("cannot disable address randomization", errno, HM_EXIT_INTERNAL);
 	if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) < 0)

@@ -102,6 +102,48 @@ for kv in "nodename hermit" "hostname hermit" "release 6.1.0-hermit" "sysname Li
 	v=$(field "$WORK/identity.1" "$1")
 	[ "$v" = "$2" ] || fail "identity: $1 is '$v', not '$2'"
 done
+# ---- CPU pinning ----
+# Every guest task runs on one host CPU, the lowest hermit may use, however
+# the guest sets its affinity: what the CPU shows without a syscall (the
+# per-CPU segment's limit, CPUID's initial APIC id, rdpid) is what a native
+# run pinned to that CPU shows. getcpu, the vDSO's getcpu, rdtscp's
+# TSC_AUX and the affinity mask are virtual: CPU 0 of 0-3, or the lowest
+# CPU the thread set (docs/determinism.md, "Identity").
+cat >"$WORK/cpupin.virt" <<'EOF'
+virt main getcpu 0 node 0
+virt main sched_getcpu 0
+virt main rdtscp_aux 0
+virt main affinity 0,1,2,3
+virt thread getcpu 2 node 0
+virt thread sched_getcpu 2
+virt thread rdtscp_aux 2
+virt thread affinity 2
+virt child getcpu 0 node 0
+virt child sched_getcpu 0
+virt child rdtscp_aux 0
+virt child affinity 0,1,2,3
+EOF
+# cpupin_on CPU NAME: hermit (as $HERMIT runs it) ran the guest into
+# $WORK/NAME; its host lines must be those of a native run on CPU.
+cpupin_on() {
+	taskset -c "$1" "$GUESTS/cpupin" native >"$WORK/cpupin.native.$1" ||
+		fail "cpupin: the native run on CPU $1 failed"
+	grep '^host' "$WORK/$2" | diff -u "$WORK/cpupin.native.$1" - ||
+		fail "cpupin: the guest under hermit ($2) did not run on CPU $1 alone"
+	grep '^virt' "$WORK/$2" | diff -u "$WORK/cpupin.virt" - ||
+		fail "cpupin: the virtual CPU ($2) is not what hermit answers"
+}
+first=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[-,].*//')
+[ -n "$first" ] || fail "cannot read this shell's CPU affinity with taskset"
+same_twice cpupin -- "$GUESTS/cpupin"
+cpupin_on "$first" cpupin.1
+if [ -n "$last" ] && [ "$last" != "$first" ]; then
+	(HERMIT=$WORK/hermit-pinned; hm "$WORK/cpupin.pinned" run -- "$GUESTS/cpupin")
+	st=$?
+	[ $st = 0 ] || { cat "$WORK/cpupin.pinned.err" >&2; fail "cpupin: hermit on CPU $last exited $st"; }
+	cpupin_on "$last" cpupin.pinned
+fi
+
 # The CPU count glibc reads from /sys (sysconf, get_nprocs) is virtual too.
 same_twice ncpu -- sh -c 'getconf _NPROCESSORS_ONLN; getconf _NPROCESSORS_CONF; cat /sys/devices/system/cpu/online'
 printf '4\n4\n0-3\n' | diff -u - "$WORK/ncpu.1" || fail "the CPU count in /sys is not the virtual 4"

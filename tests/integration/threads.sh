@@ -5,7 +5,8 @@
 # model (DESIGN.md "Serialization", "Blocking", "Time") implies: locks
 # exclude, every item gets through, timed waits time out after exactly
 # their timeout of virtual time, sleepers wake shortest first, timers fire
-# on virtual time, and a seed always repeats its own interleaving.
+# on virtual time, a seed always repeats its own interleaving, and shared
+# futexes wake as many waiters as the kernel would, in its order.
 #
 # Every guest is checked in its own subshell so that one failure does not
 # hide the others; the test fails if any did.
@@ -241,8 +242,52 @@ t_sleepers() {
 		END { exit bad }' "$o" || fail "sleepers: a sleeper did not wake after its virtual time"
 }
 
+# ---- shfutex: shared futexes, 21 waiters, across fork, threads, aliases ----
+# A futex without FUTEX_PRIVATE_FLAG is keyed as the kernel keys it (the
+# mapped object and offset in a shared mapping): FUTEX_WAKE wakes all 21
+# waiters and says so, waiters wake first in, first out, and the requeues
+# return woken plus moved (docs/threads.md, "Futexes"). The same under
+# record and replay.
+t_shfutex() {
+	cat >"$WORK/shfutex.want" <<'EOF'
+all: wake 21
+all: woken 21
+order: wake one 1
+order: woken 0
+order: wake one 1
+order: woken 1
+order: wake one 1
+order: woken 2
+order: wake rest 18
+requeue: cmp_requeue stale -11
+requeue: cmp_requeue 6
+requeue: requeue 4
+requeue: woken 0
+requeue: wake one moved 1
+requeue: woken 1
+requeue: wake moved 8
+requeue: wake rest 11
+requeue: woken 21
+EOF
+	for m in fork threads alias; do
+		same_thrice shfutex.$m -- "$GUESTS/shfutex" $m
+		diff -u "$WORK/shfutex.want" "$WORK/shfutex.$m.1" || fail "shfutex $m: not the kernel's counts and order"
+	done
+	export HERMIT_DATA_DIR="$WORK/data"
+	for m in fork threads; do
+		hm "$WORK/shfutex.$m.rec" record start -- "$GUESTS/shfutex" $m
+		st=$?
+		[ $st = 0 ] || { tail -20 "$WORK/shfutex.$m.rec.err" >&2; fail "shfutex $m: record start exited $st"; }
+		diff -u "$WORK/shfutex.want" "$WORK/shfutex.$m.rec" || fail "shfutex $m: the recorded run printed other output"
+		hm "$WORK/shfutex.$m.rep" replay --autopilot
+		st=$?
+		[ $st = 0 ] || { tail -20 "$WORK/shfutex.$m.rep.err" >&2; fail "shfutex $m: replay exited $st"; }
+		diff -u "$WORK/shfutex.want" "$WORK/shfutex.$m.rep" || fail "shfutex $m: the replay printed other output"
+	done
+}
+
 failed=
-for t in mutex condvar barrier rwlock semaphore pipe_pc tcp_echo timers mtfork log4 sleepers; do
+for t in mutex condvar barrier rwlock semaphore pipe_pc tcp_echo timers mtfork log4 sleepers shfutex; do
 	[ -x "$GUESTS/$t" ] || fail "$t: the guest $GUESTS/$t is not built"
 	(t_$t) || failed="$failed $t"
 done

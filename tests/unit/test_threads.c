@@ -370,19 +370,17 @@ static void test_futex_wait_errors(void **state)
 	assert_int_equal(e->r.wait_seq, 0);
 }
 
-/* Shared futexes and the PI operations are the kernel's. */
+/* The PI operations are the kernel's. */
 static void test_futex_left_to_kernel(void **state)
 {
 	struct env *e = get_env(state);
 	uint32_t word = 0, word2 = 0;
 	struct task *w = waiter(e, e->pid, &word, FUTEX_BITSET_MATCH_ANY);
-	static const int ops[] = { FUTEX_WAIT,
-				   FUTEX_WAKE,
-				   FUTEX_WAIT_BITSET,
-				   FUTEX_WAKE_BITSET,
-				   FUTEX_REQUEUE,
-				   FUTEX_CMP_REQUEUE,
-				   FUTEX_WAKE_OP,
+	static const int ops[] = { FUTEX_LOCK_PI,
+				   FUTEX_UNLOCK_PI,
+				   FUTEX_TRYLOCK_PI,
+				   FUTEX_WAIT_REQUEUE_PI,
+				   FUTEX_CMP_REQUEUE_PI,
 				   FUTEX_LOCK_PI_PRIVATE,
 				   FUTEX_UNLOCK_PI_PRIVATE,
 				   FUTEX_TRYLOCK_PI_PRIVATE,
@@ -394,7 +392,7 @@ static void test_futex_left_to_kernel(void **state)
 				 REC_CONT);
 		assert_int_equal(e->self->state, TASK_RUNNING);
 	}
-	/* The private waiter was not woken by the shared wake-ups. */
+	/* The waiter was not woken by them. */
 	assert_futex_waiting(w, &word);
 	assert_int_equal(word2, 0);
 }
@@ -520,6 +518,152 @@ static void test_futex_wake_bitset(void **state)
 
 		assert_runq(e, want, 4);
 	}
+}
+
+/* ---- futex: shared ---- */
+
+/* T waits on WORD with a shared (not private) FUTEX_WAIT. */
+static struct task *shared_waiter(struct env *e, pid_t tgid, const uint32_t *word)
+{
+	struct task *t = new_task(e, tgid);
+
+	assert_int_equal(futex(e, t, ADDR(word), FUTEX_WAIT, *word, 0, 0, 0), REC_BLOCKED);
+	return t;
+}
+
+/* Two mappings of one memfd: one object, two addresses. */
+static uint32_t *map_twice(uint32_t **alias)
+{
+	int fd = memfd_create("futex", 0);
+	void *a, *b;
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	a = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	b = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(a != MAP_FAILED && b != MAP_FAILED && a != b);
+	*alias = b;
+	return a;
+}
+
+/* A shared futex in a shared mapping is a place in the mapped object
+ * (get_futex_key()): any process, through any mapping of it, at any
+ * address, names the same futex. */
+static void test_futex_shared_mapping(void **state)
+{
+	struct env *e = get_env(state);
+	uint32_t *alias, *map = map_twice(&alias);
+	struct task *other = shared_waiter(e, OTHER_TGID, &map[1]);
+	struct task *mine = shared_waiter(e, e->pid, &map[1]);
+	struct task *next_word = shared_waiter(e, OTHER_TGID, &map[2]);
+	struct task *priv = waiter(e, e->pid, &map[1], FUTEX_BITSET_MATCH_ANY);
+
+	assert_int_equal(other->futex_key.shared, 1);
+	assert_int_equal(other->futex_key.off, 4);
+	/* A private wake-up through the alias is another futex. */
+	futex(e, e->self, ADDR(&alias[1]), FUTEX_WAKE_PRIVATE, INT_MAX, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 0);
+	/* A shared one wakes both processes' waiters, first come first. */
+	futex(e, e->self, ADDR(&alias[1]), FUTEX_WAKE, 1, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 1);
+	assert_woken(other, 0);
+	assert_futex_waiting(mine, &map[1]);
+	futex(e, e->self, ADDR(&alias[1]), FUTEX_WAKE, INT_MAX, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 1);
+	assert_woken(mine, 0);
+	assert_futex_waiting(next_word, &map[2]);
+	assert_futex_waiting(priv, &map[1]);
+	/* The same page offset in the second page is another word. */
+	futex(e, e->self, ADDR(&alias[1024 + 2]), FUTEX_WAKE, INT_MAX, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 0);
+	futex(e, e->self, ADDR(&alias[2]), FUTEX_WAKE, INT_MAX, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 1);
+	assert_woken(next_word, 0);
+	munmap(map, 8192);
+	munmap(alias, 8192);
+}
+
+/* A shared operation on private memory is keyed like a private one: by
+ * the process and the address. */
+static void test_futex_shared_private_memory(void **state)
+{
+	struct env *e = get_env(state);
+	uint32_t word = 0;
+	struct task *other = shared_waiter(e, OTHER_TGID, &word);
+	struct task *mine = shared_waiter(e, e->pid, &word);
+
+	assert_int_equal(mine->futex_key.shared, 0);
+	futex(e, e->self, ADDR(&word), FUTEX_WAKE, INT_MAX, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 1);
+	assert_woken(mine, 0);
+	assert_futex_waiting(other, &word);
+}
+
+/* Where nothing is mapped, a shared key cannot be made: EFAULT; a private
+ * wake-up does not look (futex_wake() finds no waiter). */
+static void test_futex_shared_unmapped(void **state)
+{
+	struct env *e = get_env(state);
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	munmap(p, 4096);
+	futex(e, e->self, ADDR(p), FUTEX_WAKE, 1, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, -EFAULT);
+	futex(e, e->self, ADDR(p), FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 0);
+	futex(e, e->self, ADDR(p), FUTEX_WAIT, 0, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, -EFAULT);
+}
+
+/* 21 waiters of several processes on a shared word: the requeues count
+ * woken plus moved, the moved keep their order behind those already on
+ * the target, and a process that maps the target elsewhere wakes them. */
+static void test_futex_shared_requeue(void **state)
+{
+	struct env *e = get_env(state);
+	uint32_t *alias, *map = map_twice(&alias);
+	struct task *w[21], *on_b;
+
+	for (int i = 0; i < 21; i++)
+		w[i] = shared_waiter(e, i % 2 ? OTHER_TGID : e->pid + 1 + i, &map[0]);
+	on_b = shared_waiter(e, OTHER_TGID, &map[1]);
+
+	/* Stale value: nothing happens. */
+	futex(e, e->self, ADDR(&alias[0]), FUTEX_CMP_REQUEUE, 1, 5, ADDR(&alias[1]), 1);
+	assert_int_equal(e->self->call.ret, -EAGAIN);
+	assert_futex_waiting(w[0], &map[0]);
+	/* Wake 1, move 5. */
+	futex(e, e->self, ADDR(&alias[0]), FUTEX_CMP_REQUEUE, 1, 5, ADDR(&alias[1]), 0);
+	assert_int_equal(e->self->call.ret, 6);
+	assert_woken(w[0], 0);
+	for (int i = 1; i <= 5; i++) {
+		assert_true(w[i]->futex_requeued);
+		assert_int_equal(w[i]->futex_key.off, 4);
+	}
+	/* Wake none, move 4: FUTEX_REQUEUE counts the moved too. */
+	futex(e, e->self, ADDR(&map[0]), FUTEX_REQUEUE, 0, 4, ADDR(&map[1]), 0);
+	assert_int_equal(e->self->call.ret, 4);
+	/* Onto the same word: counted, left in place. */
+	futex(e, e->self, ADDR(&map[0]), FUTEX_REQUEUE, 0, 3, ADDR(&alias[0]), 0);
+	assert_int_equal(e->self->call.ret, 3);
+	assert_futex_waiting(w[10], &map[0]);
+
+	futex(e, e->self, ADDR(&alias[1]), FUTEX_WAKE, 1, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 1);
+	assert_woken(on_b, 0);
+	for (int i = 1; i <= 9; i++) {
+		futex(e, e->self, ADDR(&map[1]), FUTEX_WAKE, 1, 0, 0, 0);
+		assert_int_equal(e->self->call.ret, 1);
+		assert_woken(w[i], 0);
+	}
+	futex(e, e->self, ADDR(&alias[0]), FUTEX_WAKE, INT_MAX, 0, 0, 0);
+	assert_int_equal(e->self->call.ret, 11);
+	for (int i = 10; i < 21; i++)
+		assert_woken(w[i], 0);
+	munmap(map, 8192);
+	munmap(alias, 8192);
 }
 
 /* ---- futex: requeue ---- */
@@ -902,6 +1046,70 @@ static void test_futex_recheck(void **state)
 
 		assert_runq(e, want, 2);
 	}
+}
+
+/* A process ended: its robust futexes in shared memory were released, so
+ * waiters of any process on a shared word are looked at; a waiter moved by
+ * a requeue waits on a word whose value it never gave, and is not. */
+static void test_futex_recheck_shared(void **state)
+{
+	struct env *e = get_env(state);
+	uint32_t *alias, *map = map_twice(&alias);
+	struct task *shared = shared_waiter(e, OTHER_TGID, &map[0]);
+	struct task *moved = shared_waiter(e, e->pid, &map[1]);
+
+	futex(e, e->self, ADDR(&map[1]), FUTEX_REQUEUE, 0, 1, ADDR(&map[2]), 0);
+	assert_int_equal(e->self->call.ret, 1);
+	alias[0] = 1;
+	alias[2] = 1;
+	rec_futex_recheck(&e->r, e->pid + 1);
+	assert_woken(shared, 0);
+	assert_int_equal(moved->state, TASK_WAITING);
+	munmap(map, 8192);
+	munmap(alias, 8192);
+}
+
+/* ---- virtual CPU affinity (sys_identity.c) ---- */
+
+/* Each thread keeps the mask it sets over the virtual CPUs; getcpu and
+ * rdtscp name the lowest CPU of it (sched_setaffinity(2), getcpu(2)). */
+static void test_affinity_virtual(void **state)
+{
+	struct env *e = get_env(state);
+	struct task *other = new_task(e, e->pid);
+	uint64_t mask = 0xa, got = 0x5555;
+	unsigned cpu = 99, node = 99;
+
+	assert_int_equal(rec_task_cpu(other), 0);
+	assert_int_equal(rec_sys_sched_setaffinity(&e->r, e->self,
+						   enter(e->self, SYS_sched_setaffinity,
+							 (uint64_t)other->vtid, sizeof(mask),
+							 ADDR(&mask), 0, 0, 0)),
+			 REC_EMULATED);
+	assert_int_equal(e->self->call.ret, 0);
+	assert_int_equal(rec_task_cpu(other), 1);
+	assert_int_equal(rec_task_cpu(e->self), 0);
+	rec_sys_getcpu(&e->r, other, enter(other, SYS_getcpu, ADDR(&cpu), ADDR(&node), 0, 0, 0, 0));
+	assert_int_equal(other->call.ret, 0);
+	assert_int_equal(cpu, 1);
+	assert_int_equal(node, 0);
+	rec_sys_sched_getaffinity(&e->r, e->self,
+				  enter(e->self, SYS_sched_getaffinity, (uint64_t)other->vtid,
+					sizeof(got), ADDR(&got), 0, 0, 0));
+	assert_int_equal(e->self->call.ret, sizeof(got));
+	assert_int_equal(got, 0xa);
+
+	/* No virtual CPU in it: EINVAL, the mask stays. */
+	mask = 0xf0;
+	rec_sys_sched_setaffinity(&e->r, other, enter(other, SYS_sched_setaffinity, 0,
+						       sizeof(mask), ADDR(&mask), 0, 0, 0));
+	assert_int_equal(other->call.ret, -EINVAL);
+	assert_int_equal(rec_task_cpu(other), 1);
+	/* A thread id no guest task has: ESRCH. */
+	rec_sys_sched_getaffinity(&e->r, e->self,
+				  enter(e->self, SYS_sched_getaffinity, 99999, sizeof(got),
+					ADDR(&got), 0, 0, 0));
+	assert_int_equal(e->self->call.ret, -ESRCH);
 }
 
 /* ---- ITIMER_REAL: alarm, setitimer, getitimer ---- */
@@ -1852,6 +2060,10 @@ int main(void)
 		T(test_futex_wake_fifo),
 		T(test_futex_wake_same_key_only),
 		T(test_futex_wake_bitset),
+		T(test_futex_shared_mapping),
+		T(test_futex_shared_private_memory),
+		T(test_futex_shared_unmapped),
+		T(test_futex_shared_requeue),
 		T(test_futex_requeue),
 		T(test_futex_cmp_requeue),
 		T(test_futex_requeue_counts_requeued),
@@ -1862,6 +2074,8 @@ int main(void)
 		T(test_futex_wake_zero_wakes_one),
 		T(test_futex_clock_realtime_only_with_wait_bitset),
 		T(test_futex_recheck),
+		T(test_futex_recheck_shared),
+		T(test_affinity_virtual),
 		T(test_alarm),
 		T(test_setitimer_real),
 		T(test_setitimer_invalid),
