@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sleeps.h"
+
 static volatile int entered, done, second;
 static int p1[2], p2[2];
 static char tmpdir[64];
@@ -49,27 +51,10 @@ static void *case_thread(void *arg)
 	return case_fn(arg);
 }
 
-/* Whether the case's thread sleeps (in its call) or is gone: its state in
- * /proc. Under hermit it is stopped whenever this thread runs. */
+/* Whether the case's thread sleeps (in its call) or is gone. */
 static int case_blocked(void)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	if (__atomic_load_n(&done, __ATOMIC_SEQ_CST))
-		return 1;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)case_tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] != 'R';
+	return __atomic_load_n(&done, __ATOMIC_SEQ_CST) || thread_sleeps(case_tid);
 }
 
 /* Run FN in a thread; when it is blocked, CHANGE what it gave the call,

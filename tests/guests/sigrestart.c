@@ -34,6 +34,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "sleeps.h"
 #include <linux/futex.h>
 
 static volatile sig_atomic_t handled;
@@ -63,24 +65,8 @@ static int worker_done;
 
 static int worker_waits(void)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
 	/* (a thread that ended leaves /proc when the kernel pleases) */
-	if (__atomic_load_n(&worker_done, __ATOMIC_SEQ_CST))
-		return 1;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)worker_tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] != 'R';
+	return __atomic_load_n(&worker_done, __ATOMIC_SEQ_CST) || thread_sleeps(worker_tid);
 }
 
 static void pause_ms(long ms)
