@@ -491,6 +491,9 @@ static int op_restart(void *t, struct rsp_stop *stop)
 	struct pos start = { .anchor = AT_START, .frames = 0 };
 
 	(void)stop;
+	/* (gdb reads exec-file at `run` and loads the first program again,
+	 * unless `set exec-file-mismatch off`) */
+	d->gdb_gen = 0;
 	replay_dbg_seek(d, TO_POS, &start);
 	d->requested = 1;
 	d->how = RSP_RESUME_CONT;
