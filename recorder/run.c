@@ -742,6 +742,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		int stepping = r->dbg_step && (r->dbg_step == t->tid || r->dbg_step == (pid_t)s->msg);
 
 		t = exec_task(r, t, (pid_t)s->msg);
+		rec_ticks_exec(r, t);
 		on_exec(r, t);
 		if (r->ended) {
 			tracer_cont(t->tid, 0); /* killed, it must leave this stop to die */

@@ -138,8 +138,6 @@ for how in sh env script; do
 	[ "$st" = 0 ] || { cat "$WORK/rec-exec-$how.err" >&2; fail "recording gdbtwo through $how exited $st"; }
 	grep -qx 'counter 33' "$WORK/rec-exec-$how" || fail "gdbtwo through $how printed: $(cat "$WORK/rec-exec-$how")"
 	HERMIT_EXEC_PROG="$GUESTS/gdbtwo" serve exec-$how execfollow.py "$first"
-	grep -qx 'counter 33' "$WORK/exec-$how.serve" ||
-		fail "exec-$how: the replay did not print 'counter 33'"
 done
 export HERMIT_DATA_DIR="$WORK/exec-sh"
 RAW=1 serve exec-raw execraw.py "$GUESTS/gdbtwo"
