@@ -165,6 +165,9 @@ enum rsp_stop_reason {
 	RSP_REASON_WATCH,   /* Z2, watch_addr */
 	RSP_REASON_RWATCH,  /* Z3, watch_addr */
 	RSP_REASON_AWATCH,  /* Z4, watch_addr */
+	RSP_REASON_EXEC,    /* the process exec'd: reported as exec:<path> to a gdb
+			     * that said exec-events+ (the path is the target's
+			     * exec-file now), else as a plain stop */
 };
 
 struct rsp_stop {
@@ -263,5 +266,8 @@ void rsp_session_stopped(struct rsp_session *s, const struct rsp_stop *stop);
 /* The target is at STOP now, which gdb did not ask for (a monitor
  * command moved it): keep it for '?', send nothing. */
 void rsp_session_note_stop(struct rsp_session *s, const struct rsp_stop *stop);
+/* Whether gdb said it takes exec events (qSupported exec-events+): then a
+ * stop with RSP_REASON_EXEC tells it which program to load. */
+int rsp_session_exec_events(const struct rsp_session *s);
 
 #endif /* HERMIT_GDBSTUB_H */

@@ -33,6 +33,7 @@ struct rsp_session {
 	int multiprocess;     /* gdb said multiprocess+: thread ids are p<pid>.<tid> */
 	int swbreak;	      /* gdb said swbreak+: stop replies may say swbreak */
 	int hwbreak;	      /* gdb said hwbreak+ */
+	int exec_events;      /* gdb said exec-events+: exec stops say exec:<path> */
 	int extended;	      /* '!': k and vKill keep the session for vRun */
 	int gen_tid;	      /* Hg: 0 any, -1 all, else a thread */
 	int cont_tid;	      /* Hc, the same */

@@ -122,7 +122,7 @@ void rsp_reply_hex(struct rsp_session *s, const uint8_t *p, size_t n)
  * and stop reasons; what the stub can do goes back. */
 static int handle_supported(struct rsp_session *s, const char *args)
 {
-	s->multiprocess = s->swbreak = s->hwbreak = 0;
+	s->multiprocess = s->swbreak = s->hwbreak = s->exec_events = 0;
 	while (*args == ':' || *args == ';') {
 		const char *name = ++args;
 		size_t n = strcspn(name, ";");
@@ -133,6 +133,8 @@ static int handle_supported(struct rsp_session *s, const char *args)
 			s->swbreak = 1;
 		else if (n == 8 && !memcmp(name, "hwbreak+", n))
 			s->hwbreak = 1;
+		else if (n == 12 && !memcmp(name, "exec-events+", n))
+			s->exec_events = 1;
 		args = name + n;
 	}
 	rsp_out_reset(s);
@@ -142,6 +144,12 @@ static int handle_supported(struct rsp_session *s, const char *args)
 		       "ReverseContinue+;ReverseStep+");
 	if (s->ops->xfer)
 		rsp_out_str(s, ";qXfer:auxv:read+;qXfer:exec-file:read+");
+	/* (as gdbserver: only to a gdb that offered it, which then expects
+	 * exec stops; the new program's path comes from exec-file) */
+	if (s->ops->xfer && s->exec_events)
+		rsp_out_str(s, ";exec-events+");
+	else
+		s->exec_events = 0;
 	rsp_out_send(s);
 	return 0;
 }

@@ -19,6 +19,23 @@
 
 #define SIGTRAP_GDB 5 /* GDB_SIGNAL_TRAP, include/gdb/signals.def */
 
+/* exec:<hex of the program's absolute path>; (E.4 "Stop Reply Packets",
+ * the exec reason), the path as qXfer:exec-file has it now; 0, or -1 when
+ * the target cannot say (then the stop goes out without it). */
+static int out_exec(struct rsp_session *s)
+{
+	size_t got = 0;
+
+	if (!s->exec_events || !s->ops->xfer ||
+	    s->ops->xfer(s->t, "exec-file", "", 0, s->data, sizeof(s->data), &got) < 0 || !got ||
+	    got == sizeof(s->data) || s->data[0] != '/')
+		return -1;
+	rsp_out_str(s, "exec:");
+	rsp_out_hex(s, s->data, got);
+	rsp_out_str(s, ";");
+	return 0;
+}
+
 static void out_stop(struct rsp_session *s, const struct rsp_stop *st)
 {
 	switch (st->kind) {
@@ -38,6 +55,9 @@ static void out_stop(struct rsp_session *s, const struct rsp_stop *st)
 		break;
 	default:
 		rsp_out_fmt(s, "T%02x", (unsigned)st->sig & 0xff);
+		/* (gdbserver puts exec first, then the thread) */
+		if (st->reason == RSP_REASON_EXEC)
+			out_exec(s);
 		break;
 	}
 	if (st->tid > 0) {
@@ -75,6 +95,11 @@ void rsp_session_stopped(struct rsp_session *s, const struct rsp_stop *stop)
 	rsp_out_send(s);
 }
 
+int rsp_session_exec_events(const struct rsp_session *s)
+{
+	return s->exec_events;
+}
+
 void rsp_session_note_stop(struct rsp_session *s, const struct rsp_stop *stop)
 {
 	/* gdb's Hg thread stays: gdb reads the registers of the thread it
@@ -94,6 +119,10 @@ int rsp_handle_query_stop(struct rsp_session *s, const char *args)
 		rsp_session_stopped(s, &st);
 		return 0;
 	}
+	/* An exec is told once, as the resume's reply: asked again (gdb
+	 * connecting anew reads exec-file itself), it is a plain stop. */
+	if (s->last.reason == RSP_REASON_EXEC)
+		s->last.reason = RSP_REASON_NONE;
 	rsp_session_stopped(s, &s->last);
 	return 0;
 }

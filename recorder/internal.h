@@ -127,6 +127,9 @@ struct task {
 	uint64_t spin_cpu;  /* its CPU time then (tracer_task_cputime) */
 	uint64_t budget;			    /* ticks its process's counter was given */
 	uint64_t budget_end;			    /* tick_count where the budget runs out */
+	uint64_t extra_ticks; /* ticks counted since its last resume that a run
+			       * without a debugger makes too: at such a
+			       * run's exec they are lost (rec_ticks_exec) */
 	int extra_stop;				    /* a stop a run without a debugger does
 						     * not make (a breakpoint, a step, a
 						     * seek's tick, a replay's spin
@@ -516,6 +519,10 @@ void rec_ticks_stop(struct rec *r, struct task *t);
  * ran since it was resumed, and those up to the exec, are lost at the
  * exec, as in every mode. Resume it with tracer_cont, not rec_resume. */
 void rec_ticks_unstop(struct rec *r, struct task *t);
+/* T exec'd in a replay: take back the ticks the debugger's stops (struct
+ * task's extra_stop) counted since its last resume that a run without
+ * them makes too, which that run lost at the exec. */
+void rec_ticks_exec(struct rec *r, struct task *t);
 /* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
 int64_t rec_next_deadline(const struct rec *r);
 /* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set

@@ -235,6 +235,8 @@ void rec_ticks_resume(struct task *t)
 	uint64_t stop;
 
 	t->extra_stop = 0;
+	if (!kept)
+		t->extra_ticks = 0;
 	if (r && r->opts->mode == REC_MODE_REPLAY && !t->system)
 		rec_replay_arm_spin(r, t);
 	if (!r || t->system || r->ticks_source != REC_PREEMPT_SITES || t->state == TASK_EXITING ||
@@ -263,6 +265,7 @@ void rec_ticks_stop(struct rec *r, struct task *t)
 	if (tracer_ticks_get(t->tid, &left) < 0 || left > t->budget)
 		return;
 	used = t->budget - left;
+	t->extra_ticks += used;
 	t->ticks_last = used;
 	t->ticks += used;
 	t->tick_count += used;
@@ -282,6 +285,23 @@ void rec_ticks_unstop(struct rec *r, struct task *t)
 	 * before the exec) may read it. The new program's counter is armed
 	 * when it is next resumed. */
 	t->counting = 0;
+}
+
+void rec_ticks_exec(struct rec *r, struct task *t)
+{
+	/* (what the exec's own stop added, if anything, a run without the
+	 * debugger adds too) */
+	uint64_t own = t->ticks_last != UINT64_MAX ? t->ticks_last : 0;
+	uint64_t lost = t->extra_ticks > own ? t->extra_ticks - own : 0;
+
+	t->extra_ticks = 0;
+	if (r->opts->mode != REC_MODE_REPLAY || !lost || lost > t->tick_count)
+		return;
+	/* A run without the debugger's stops counted none of these: all it
+	 * counted since its last resume was lost at the exec. */
+	t->ticks -= lost < t->ticks ? lost : t->ticks;
+	t->tick_count -= lost;
+	r->clock.now_ns -= (int64_t)lost * REC_TICK_NS;
 }
 
 static int retryable(const struct rec *r, const struct task *t)

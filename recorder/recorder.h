@@ -234,6 +234,14 @@ struct rec_debugger {
 	 * first byte of the site it did not take: 1 to stop there. Once
 	 * called, tick_stop no longer says TICKS for INDEX. */
 	int (*at_tick)(void *ctx, pid_t tid, int index, const struct rec_dbg_ticks *ticks);
+	/* (May be NULL.) Task INDEX (TID, of process TGID) exec'd a new
+	 * program, after the first exec (at_start's): at its first
+	 * instruction, with TICKS. STEPPING: the debugger single-stepped the
+	 * call, and that step ends here (ptrace reports no trap for it unless
+	 * the task is stepped again, and then one that ran no instruction).
+	 * 1 to stop there. */
+	int (*at_exec)(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
+		       const struct rec_dbg_ticks *ticks);
 };
 
 /* Copy the guest at checkpoint CP (kept in CP): 0, or -errno when it

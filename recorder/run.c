@@ -744,10 +744,14 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		r->progress++;
 		rec_set_aside(r, t, TASK_VFORK_WAIT, RESUME_CONT);
 		break;
-	case TRACER_EXEC:
+	case TRACER_EXEC: {
+		/* (a step of the call, by the thread that exec'd) */
+		int stepping = r->dbg_step && (r->dbg_step == t->tid || r->dbg_step == (pid_t)s->msg);
+
 		t = exec_task(r, t, (pid_t)s->msg);
 		if (t->index == 0)
 			r->execd = 1;
+		rec_ticks_exec(r, t);
 		on_exec(r, t);
 		if (r->ended) {
 			tracer_cont(t->tid, 0); /* killed, it must leave this stop to die */
@@ -759,9 +763,21 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			r->dbg_started = 1;
 			if (r->opts->debugger->at_start(r->opts->debugger->ctx))
 				r->dbg_pending = t;
+		} else if (r->opts->debugger && r->dbg_started && r->opts->debugger->at_exec) {
+			/* Another program: the debugger follows it, and a step
+			 * of the call ends here, not at the trap a step from
+			 * here would add without running an instruction. */
+			struct rec_dbg_ticks tk = { t->tick_count, t->event_ticks };
+
+			if (stepping)
+				r->dbg_step = 0;
+			if (r->opts->debugger->at_exec(r->opts->debugger->ctx, t->tid, t->tgid,
+						       t->index, stepping, &tk))
+				r->dbg_pending = t;
 		}
 		rec_resume(t, RESUME_CONT, 0);
 		break;
+	}
 	case TRACER_EXIT:
 		/* The debugged program's end: a stop, while it still is. */
 		if (r->opts->debugger && t->index == 0 && !r->ended &&

@@ -20,8 +20,8 @@ void replay_dbg_insert_bps(struct dbg *d)
 		uint64_t start;
 		size_t len;
 
-		if (d->bps[i].inserted || d->bps[i].removed)
-			continue;
+		if (d->bps[i].inserted || d->bps[i].removed || d->bps[i].gen != d->gen)
+			continue; /* (another program's: not in this one's memory) */
 		if (tracer_ticks_site(d->tgid, d->bps[i].addr, &start, &len, NULL, 0) ==
 			    TRACER_SITE_JUMP &&
 		    start != d->bps[i].addr) {
@@ -70,10 +70,11 @@ struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr)
 	struct bp *internal = NULL;
 
 	for (size_t i = 0; i < d->nbps; i++) {
-		if (d->bps[i].addr == addr && !d->bps[i].internal)
+		if (d->bps[i].addr != addr || d->bps[i].gen != d->gen)
+			continue;
+		if (!d->bps[i].internal)
 			return &d->bps[i];
-		if (d->bps[i].addr == addr)
-			internal = &d->bps[i];
+		internal = &d->bps[i];
 	}
 	return internal;
 }
@@ -82,7 +83,7 @@ struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr)
 {
 	/* (A seek's own may be there beside one gdb took out.) */
 	for (size_t i = 0; i < d->nbps; i++) {
-		if (d->bps[i].addr == addr && !d->bps[i].removed)
+		if (d->bps[i].addr == addr && !d->bps[i].removed && d->bps[i].gen == d->gen)
 			return &d->bps[i];
 	}
 	return NULL;
@@ -104,8 +105,27 @@ void replay_dbg_seek_bp(struct dbg *d, uint64_t pc)
 {
 	if (!pc || replay_dbg_bp_at(d, pc) || d->nbps == MAX_BPS)
 		return;
-	d->bps[d->nbps] = (struct bp){ .addr = pc, .internal = 1 };
+	d->bps[d->nbps] = (struct bp){ .addr = pc, .internal = 1, .gen = d->gen };
 	d->nbps++;
+}
+
+/* The debugged process exec'd (d->gen is its new program's): nothing of
+ * ours is in its memory, and gdb counts its own breakpoints and
+ * watchpoints of the program before out (breakpoint_init_inferior() with
+ * inf_execd in gdb/breakpoint.c): it puts in again those it keeps. */
+void replay_dbg_exec_bps(struct dbg *d)
+{
+	for (size_t i = 0; i < d->nbps;) {
+		d->bps[i].inserted = 0;
+		if (!d->bps[i].internal && d->bps[i].gen != d->gen)
+			d->bps[i] = d->bps[--d->nbps];
+		else
+			i++;
+	}
+	for (int i = 0; i < 4; i++) {
+		if (d->wps[i].gen != d->gen)
+			d->wps[i].type = 0;
+	}
 }
 
 /* gdb resumes: what it took out and did not put back is gone. */

@@ -315,6 +315,10 @@ static int take_state(struct dbg *d, int fd, uint64_t frames)
 	/* What belongs to this replay, at this point, is ours. */
 	d->stop = NULL;
 	d->frames = mine.frames;
+	d->gen = mine.gen;
+	d->execs = mine.execs;
+	d->exec_index = mine.exec_index;
+	d->exec_ticks = mine.exec_ticks;
 	memcpy(d->counts, mine.counts, sizeof(d->counts));
 	d->ncounts = mine.ncounts;
 	/* Ours are those made before we were; of them, those the process that

@@ -225,10 +225,17 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 		d->wps[free_slot].addr = addr;
 		d->wps[free_slot].len = kind;
 		d->wps[free_slot].type = type;
+		d->wps[free_slot].gen = d->gen;
 		replay_dbg_set_watchpoints(d);
 		return 0;
 	}
 	b = replay_dbg_bp_find(d, addr);
+	/* gdb's breakpoints are for the program it has loaded: where the
+	 * replay is in another (gdb without exec events, after an exec;
+	 * `monitor goto` or `run` back before one), an int3 at its address
+	 * would land in the middle of this program's instructions. */
+	if (insert && d->gen != d->gdb_gen)
+		return -EFAULT;
 	if (insert) {
 		if (b && b->internal) {
 			b->internal = 0; /* gdb's now, its hits not all known */
@@ -244,6 +251,7 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 			b = &d->bps[d->nbps++];
 			memset(b, 0, sizeof(*b));
 			b->addr = addr;
+			b->gen = d->gen;
 			/* Set before anything ran: none of its hits can be missing. */
 			b->whole = d->cur.anchor == AT_START && d->cur.steps == 0;
 		}
@@ -483,6 +491,9 @@ static int op_restart(void *t, struct rsp_stop *stop)
 	struct pos start = { .anchor = AT_START, .frames = 0 };
 
 	(void)stop;
+	/* (gdb reads exec-file at `run` and loads the first program again,
+	 * unless `set exec-file-mismatch off`) */
+	d->gdb_gen = 0;
 	replay_dbg_seek(d, TO_POS, &start);
 	d->requested = 1;
 	d->how = RSP_RESUME_CONT;
@@ -566,6 +577,8 @@ static void reply_stop(struct dbg *d, int vtid)
 	    !(d->cur.anchor == AT_TRAP && !d->cur.steps && replay_dbg_bp_at(d, d->cur.pc)))
 		st.reason = RSP_REASON_NONE;
 	st.watch_addr = d->watch_addr;
+	if (st.reason == RSP_REASON_EXEC && d->owe_reply && rsp_session_exec_events(d->rsp))
+		d->gdb_gen = d->gen; /* gdb loads the new program */
 	if (d->owe_reply)
 		rsp_session_stopped(d->rsp, &st);
 	else
@@ -671,7 +684,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				      replay_dbg_checkpoint,
 				      replay_dbg_no_checkpoints,
 				      replay_dbg_tick_stop,
-				      replay_dbg_at_tick };
+				      replay_dbg_at_tick,
+				      replay_dbg_at_exec };
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));

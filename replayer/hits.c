@@ -34,7 +34,11 @@ const struct pos *replay_hits_last(const struct hits *h, uint64_t before,
 				   int (*wanted)(void *ctx, uint64_t pc), void *ctx)
 {
 	for (size_t i = h->n; i-- > 0;) {
-		if (h->v[i].move < before && wanted(ctx, h->v[i].at.pc))
+		if (h->v[i].move >= before)
+			continue;
+		/* An exec of the debugged process (seek.c) is a floor: no hit
+		 * before it is the new program's. */
+		if (h->v[i].at.anchor == AT_EXEC || wanted(ctx, h->v[i].at.pc))
 			return &h->v[i].at;
 	}
 	return NULL;

@@ -26,6 +26,9 @@ enum anchor {
 	AT_EXIT,  /* the debugged process's last stop, as it exits */
 	AT_TICK,  /* task index with `ticks` ticks, about to take its next:
 		   * its pc on that site's first byte (after frame `frames`) */
+	AT_EXEC,  /* the debugged process's exec number `execs` since frame
+		   * `frames`, by task index: its new program's first
+		   * instruction (a replay's first exec is AT_START) */
 };
 
 /* A stop: an anchor and the single steps after it (seek.c). */
@@ -40,6 +43,9 @@ struct pos {
 			 * its first resume after the anchor, even with no steps */
 	uint64_t ticks;	 /* AT_TICK, AT_TRAP: task index's ticks there */
 	uint64_t ticks0; /* AT_TICK, AT_TRAP: its ticks when frame `frames` was taken */
+	uint64_t execs;	 /* the debugged process's execs between frame `frames` and
+			  * the anchor (AT_EXEC: its own number): an exec starts
+			  * a trap's count and an interval's steps again */
 };
 
 /*
@@ -63,7 +69,8 @@ struct hits {
 void replay_hits_reset(struct hits *h);
 void replay_hits_add(struct hits *h, const struct pos *at, uint64_t move);
 /* The last hit before move BEFORE at an address WANTED says yes to, or
- * NULL when there is none. */
+ * NULL when there is none; or the last exec of the debugged process before
+ * it, when that comes later (reverse execution stops there). */
 const struct pos *replay_hits_last(const struct hits *h, uint64_t before,
 				   int (*wanted)(void *ctx, uint64_t pc), void *ctx);
 void replay_hits_free(struct hits *h);
@@ -94,6 +101,7 @@ struct bp {
 	uint64_t removed_at; /* the number of continues when it was taken out */
 	int internal;	     /* not gdb's: a seek's target is a trap here (seek.c) */
 	int refused;	     /* inside a counted site's jump: never put in (breakpoints.c) */
+	uint64_t gen;	     /* its program: the debugged process's execs before it */
 };
 
 #define MAX_HOLDERS 16
@@ -128,6 +136,7 @@ struct dbg {
 	struct {
 		uint64_t addr;
 		int len, type; /* type 2 write, 3 read, 4 access */
+		uint64_t gen;  /* its program, as a breakpoint's */
 	} wps[4];
 	int reason; /* of the stop: RSP_REASON_* */
 	uint64_t watch_addr;
@@ -137,6 +146,13 @@ struct dbg {
 	uint64_t conts;	  /* continues gdb asked for so far */
 	struct hits hits; /* breakpoint hits of this replay (hits.c) */
 	uint64_t frames;  /* frames taken so far in this replay */
+	uint64_t gen;	  /* the debugged process's execs so far in this replay (the
+			   * first, at the start, not counted): its program */
+	uint64_t execs;	  /* of those, since frame `frames` */
+	int exec_index;	  /* the task that made the last one, */
+	uint64_t exec_ticks; /* and its ticks then */
+	uint64_t gdb_gen;    /* the program gdb has loaded: the `gen` of the last
+			      * exec it was told of (0: the first program) */
 	struct {
 		int index;
 		uint64_t pc, n;
@@ -233,6 +249,8 @@ struct bp *replay_dbg_bp_find(struct dbg *d, uint64_t addr);
 /* The breakpoint at ADDR that is set (NULL: none). */
 struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr);
 void replay_dbg_purge_bps(struct dbg *d);
+/* The debugged process exec'd: forget what was in its memory. */
+void replay_dbg_exec_bps(struct dbg *d);
 /* A seek to a trap at PC: a breakpoint there while it runs, if gdb has
  * none (positions count the traps of breakpoints); 0 drops it. */
 void replay_dbg_target_bp(struct dbg *d, uint64_t pc);
@@ -287,6 +305,8 @@ int replay_dbg_at_tick(void *ctx, pid_t tid, int index, const struct rec_dbg_tic
 int replay_dbg_at_event(void *ctx, uint64_t frames, int index);
 int replay_dbg_at_exit(void *ctx, uint64_t frames);
 int replay_dbg_at_start(void *ctx);
+int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
+		       const struct rec_dbg_ticks *ticks);
 
 /* ---- checkpoint.c: checkpoints ---- */
 

@@ -93,6 +93,15 @@ void replay_dbg_describe(const struct pos *p, char *out, size_t size)
 		snprintf(out, size, "event %" PRIu64 ", task %d at tick %" PRIu64, p->frames,
 			 p->index, p->ticks);
 		break;
+	case AT_EXEC:
+		snprintf(out, size, "event %" PRIu64 ", exec %" PRIu64 " by task %d", p->frames,
+			 p->execs, p->index);
+		break;
+	}
+	if (p->execs && p->anchor != AT_EXEC && p->anchor != AT_EXIT) {
+		size_t n = strlen(out);
+
+		snprintf(out + n, size - n, ", after exec %" PRIu64, p->execs);
 	}
 	if (p->steps) {
 		size_t n = strlen(out);
@@ -119,15 +128,25 @@ void replay_dbg_when(struct dbg *d, char *out, size_t size)
 		if (d->stop->threads[i].index == d->cur.index)
 			th = &d->stop->threads[i];
 	}
-	if ((d->cur.anchor == AT_START && !d->cur.steps) || d->cur.anchor == AT_EXIT || !th ||
+	if ((d->cur.anchor == AT_START && !d->cur.steps) ||
+	    (d->cur.anchor == AT_EXEC && !d->cur.steps) || d->cur.anchor == AT_EXIT || !th ||
 	    tracer_get_regs(th->tid, &r) < 0) {
 		replay_dbg_describe(&d->cur, out, size);
 		return;
 	}
 	pc = r.rip;
 	tracer_ticks_original_pc(th->tgid, pc, &pc);
-	snprintf(out, size, "event %" PRIu64 " (task %d at tick %" PRIu64 ", pc %#" PRIx64 ")",
-		 d->frames, th->index, th->ticks, pc);
+	/* (ticks go on through an exec, but a pc names another program's
+	 * instruction after it: the exec is named too) */
+	if (d->execs)
+		snprintf(out, size,
+			 "event %" PRIu64 ", after exec %" PRIu64 " (task %d at tick %" PRIu64
+			 ", pc %#" PRIx64 ")",
+			 d->frames, d->execs, th->index, th->ticks, pc);
+	else
+		snprintf(out, size,
+			 "event %" PRIu64 " (task %d at tick %" PRIu64 ", pc %#" PRIx64 ")",
+			 d->frames, th->index, th->ticks, pc);
 }
 
 void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
@@ -158,7 +177,7 @@ static int same_anchor(const struct pos *a, const struct pos *b)
 		return a->anchor == b->anchor;		  /* one end per replay */
 	if (a->anchor == AT_TICK || b->anchor == AT_TICK) /* one such moment per replay */
 		return a->anchor == b->anchor && a->index == b->index && a->ticks == b->ticks;
-	return a->anchor == b->anchor && a->frames == b->frames &&
+	return a->anchor == b->anchor && a->frames == b->frames && a->execs == b->execs &&
 	       (a->anchor != AT_TRAP ||
 		(a->index == b->index && a->pc == b->pc && a->nth == b->nth));
 }
@@ -197,6 +216,8 @@ int replay_dbg_reverse_by_hits(struct dbg *d)
 
 		hm_debug("debugger: the last hit before the current position is known");
 		replay_dbg_seek(d, TO_POS, &to);
+		/* (an exec of the debugged process: history goes back no further) */
+		d->begin = to.anchor == AT_EXEC;
 	} else {
 		struct pos start = { .anchor = AT_START, .frames = 0 };
 
@@ -269,6 +290,13 @@ static void count_back(struct dbg *d, const struct pos *trap)
 	struct pos from = { .anchor = trap->frames ? AT_EVENT : AT_START, .frames = trap->frames },
 		   t = *trap;
 
+	if (t.execs) /* (the interval's steps start again at its last exec) */
+		from = (struct pos){ .anchor = AT_EXEC,
+				     .frames = t.frames,
+				     .execs = t.execs,
+				     .index = d->exec_index,
+				     .by_task = 1 };
+
 	if (t.ticks > t.ticks0) {
 		from = (struct pos){ .anchor = AT_TICK,
 				     .frames = t.frames,
@@ -285,6 +313,12 @@ static void count_back(struct dbg *d, const struct pos *trap)
 /* A reverse request from position CUR: where to go. */
 void replay_dbg_plan_reverse(struct dbg *d)
 {
+	if (d->cur.anchor == AT_EXEC && !d->cur.steps) {
+		/* At an exec: history goes back no further (below). */
+		d->begin = 1;
+		replay_dbg_seek(d, TO_POS, &d->cur);
+		return;
+	}
 	if (d->how == RSP_RESUME_REVERSE_CONT) {
 		if (replay_dbg_reading(d))
 			replay_dbg_search_reads(d, &d->cur, 0); /* reads: by steps */
@@ -303,6 +337,13 @@ void replay_dbg_plan_reverse(struct dbg *d)
 		struct pos from = { .anchor = d->cur.frames ? AT_EVENT : AT_START,
 				    .frames = d->cur.frames };
 		uint64_t before, slot;
+
+		if (d->cur.execs)
+			from = (struct pos){ .anchor = AT_EXEC,
+					     .frames = d->cur.frames,
+					     .execs = d->cur.execs,
+					     .index = d->exec_index,
+					     .by_task = 1 };
 
 		if (came_by_call(d, &before, &slot)) {
 			/* The last pass of that call before the trap, found by
@@ -328,7 +369,9 @@ void replay_dbg_plan_reverse(struct dbg *d)
 		count_back(d, &at);
 		return;
 	}
-	/* At an event or the start: nothing before it that we can name. */
+	/* At an event, an exec or the start: nothing before it that we can
+	 * name (an exec: nothing gdb could show, as the program before it is
+	 * not the one gdb has loaded). */
 	d->begin = 1;
 	replay_dbg_seek(d, TO_POS, &d->cur);
 }
@@ -367,7 +410,10 @@ void replay_dbg_finish_scan(struct dbg *d, int alive)
 		return;
 	}
 	if (d->have_hit) {
+		int floor = d->last_hit.anchor == AT_EXEC;
+
 		replay_dbg_seek(d, TO_POS, &d->last_hit);
+		d->begin = floor; /* no hit since the last exec: history stops there */
 	} else if (d->scan_base) {
 		/* Nothing since the checkpoint the scan started from: scan the
 		 * stretch before it. */
@@ -452,7 +498,8 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 	if (d->mode == LIVE && d->wstep) {
 		/* Watching: an event's syscall may have written them. The end
 		 * stops anyway (gdb may go back from there). */
-		if (!replay_dbg_watch_changed(d) && d->cur.anchor != AT_EXIT) {
+		if (!replay_dbg_watch_changed(d) && d->cur.anchor != AT_EXIT &&
+		    d->reason != RSP_REASON_EXEC) {
 			replay_dbg_watch_ahead(d, st->tid, NULL);
 			return REC_DBG_STEP;
 		}
@@ -617,6 +664,7 @@ static void count_reset(struct dbg *d, uint64_t frames)
 {
 	d->frames = frames;
 	d->ncounts = 0;
+	d->execs = 0;
 }
 
 /* Task INDEX is about to run the instruction at PC, where a breakpoint is
@@ -655,13 +703,19 @@ static void by_task(struct dbg *d, int index)
 /* The position of task INDEX's trap at PC, whose ticks are TK. */
 static struct pos trap_pos(struct dbg *d, int index, uint64_t pc, const struct rec_dbg_ticks *tk)
 {
+	uint64_t ticks0 = tk->at_event;
+
+	/* (a tick before the exec is no start to count steps to it from) */
+	if (d->execs && index == d->exec_index && ticks0 < d->exec_ticks)
+		ticks0 = d->exec_ticks;
 	return (struct pos){ .anchor = AT_TRAP,
 			     .frames = d->frames,
 			     .index = index,
 			     .pc = pc,
 			     .nth = count_hit(d, index, pc),
 			     .ticks = tk->now,
-			     .ticks0 = tk->at_event };
+			     .ticks0 = ticks0,
+			     .execs = d->execs };
 }
 
 int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
@@ -799,7 +853,10 @@ int replay_dbg_at_tick(void *ctx, pid_t tid, int index, const struct rec_dbg_tic
 			       .index = index,
 			       .pc = replay_dbg_pc_of(tid),
 			       .ticks = tk->now,
-			       .ticks0 = tk->at_event };
+			       .ticks0 = tk->at_event,
+			       .execs = d->execs };
+	if (d->execs && index == d->exec_index && d->cur.ticks0 < d->exec_ticks)
+		d->cur.ticks0 = d->exec_ticks;
 	moved(d);
 	return 1;
 }
@@ -835,6 +892,7 @@ int replay_dbg_at_start(void *ctx)
 	d->cur = (struct pos){ .anchor = AT_START, .frames = 0 };
 	moved(d);
 	d->tgid = 0;
+	d->gen = 0; /* the first program's breakpoints go in */
 	d->wstep = d->over = 0;
 	d->wpend_tid = 0;
 	/* A new process, which gets every breakpoint before it runs. */
@@ -843,4 +901,84 @@ int replay_dbg_at_start(void *ctx)
 	for (size_t i = 0; i < d->nbps; i++)
 		d->bps[i].whole = 1;
 	return 1;
+}
+
+/*
+ * The debugged process exec'd another program (a wrapper's exec of the
+ * real one: `sh -c 'exec prog'`, env, a pyenv shim). Its memory is new, so
+ * what was in it goes (gdb counts its breakpoints out at an exec and puts
+ * its own in again), and its positions count from here: an AT_EXEC anchor,
+ * where trap counts and steps start again. A reverse search goes back no
+ * further than the last exec (the program before it is not the one gdb
+ * has loaded), so the exec is a floor in the hits and in a SCAN. Forwards,
+ * a continue stops here for a gdb that takes exec events, and the stop
+ * says exec:<path>, so that gdb loads the new program and sets its
+ * breakpoints again.
+ */
+int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
+		       const struct rec_dbg_ticks *tk)
+{
+	struct dbg *d = ctx;
+
+	(void)tid;
+	if (!d->tgid || tgid != d->tgid)
+		return stepping; /* another process's: a step of it ends here all the same */
+	d->gen++;
+	d->execs++;
+	d->ncounts = 0;
+	d->exec_index = index;
+	d->exec_ticks = tk->now;
+	d->over = 0; /* the step off a breakpoint ended with the old program */
+	d->wpend_tid = 0;
+	replay_dbg_exec_bps(d);
+	d->cur = (struct pos){ .anchor = AT_EXEC,
+			       .frames = d->frames,
+			       .execs = d->execs,
+			       .index = index,
+			       .by_task = 1,
+			       .ticks = tk->now };
+	moved(d);
+	replay_hits_add(&d->hits, &d->cur, d->moves); /* a floor (hits.c) */
+	hm_debug("debugger: task %d exec'd (event %" PRIu64 ", exec %" PRIu64 ")", index,
+		 d->frames, d->execs);
+	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored)
+		replay_dbg_insert_bps(d);
+	replay_dbg_watch_snapshot(d); /* (the exec is no write) */
+	switch (d->mode) {
+	case LIVE:
+		/* A continue stops here (one watching, by steps, too), and so
+		 * does a step of the call, as gdbserver reports them. */
+		if (rsp_session_exec_events(d->rsp) &&
+		    (stepping || d->wstep || d->how == RSP_RESUME_CONT)) {
+			d->reason = RSP_REASON_EXEC;
+			return 1;
+		}
+		if (stepping || d->wstep)
+			return 1; /* a step's stop; watching goes on by steps */
+		/* (a gdb without exec events knows nothing of it: a continue
+		 * goes on, and its breakpoints are gone with the program) */
+		return 0;
+	case SCAN:
+		if (!d->anchored) {
+			/* no hit before it counts */
+			d->last_hit = d->cur;
+			d->have_hit = 1;
+			d->hit_move = d->moves;
+		}
+		break;
+	case WFIND:
+		if (d->anchored) {
+			/* nothing before it counts either, and steps count from it */
+			d->wfrom = d->cur;
+			d->counted = 0;
+			d->pc_seen = 0;
+			d->wfound = d->cur;
+			d->wfound_kind = RSP_REASON_SWBREAK; /* (named as a pass) */
+			return 1;
+		}
+		break;
+	default:
+		break;
+	}
+	return stepping || (!d->anchored && same_anchor(&d->cur, &d->target));
 }

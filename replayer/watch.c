@@ -200,6 +200,12 @@ void replay_dbg_scan_watch(struct dbg *d)
 		return;
 	d->have_w = 1;
 	d->wfrom = (struct pos){ .anchor = d->frames ? AT_EVENT : AT_START, .frames = d->frames };
+	if (d->execs) /* (the interval's steps start again at its last exec) */
+		d->wfrom = (struct pos){ .anchor = AT_EXEC,
+					 .frames = d->frames,
+					 .execs = d->execs,
+					 .index = d->exec_index,
+					 .by_task = 1 };
 	d->wto_move = d->moves;
 }
 
@@ -233,7 +239,8 @@ static void finish_wfind(struct dbg *d)
 		to = (struct pos){ .anchor = AT_START, .frames = 0 };
 	}
 	replay_dbg_seek(d, TO_POS, &to);
-	d->begin = to.anchor == AT_START && !to.steps && !to.by_task;
+	d->begin = (to.anchor == AT_START && !to.steps && !to.by_task) ||
+		   (to.anchor == AT_EXEC && !to.steps); /* (history stops at an exec) */
 	if (kind && kind != RSP_REASON_SWBREAK) {
 		d->arrive_reason = kind;
 		d->arrive_addr = addr;
@@ -264,8 +271,9 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
 	}
 	if (b->anchor != AT_TRAP)
 		return b->anchor == d->wfrom.anchor && b->frames == d->wfrom.frames &&
+		       b->execs == d->wfrom.execs &&
 		       (!b->steps || (d->wtask == b->index && d->counted == b->steps));
-	if (b->frames != d->wfrom.frames)
+	if (b->frames != d->wfrom.frames || b->execs != d->wfrom.execs)
 		return 0;
 	if (!d->wbound_hit && st->index == b->index && replay_dbg_pc_of(st->tid) == b->pc &&
 	    ++d->pc_seen == b->nth) {

@@ -11,7 +11,8 @@
 # (tests/gdb/launch.py); ls and python3 (tests/gdb/real.py);
 # tests/gdb/checkpoints.py on a long one-thread program, with and without
 # checkpoints; Ctrl-C (tests/gdb/interrupt.py, and on the terminal of the
-# gdb hermit starts: tests/gdb/ctrlc.py); and only the owner served,
+# gdb hermit starts: tests/gdb/ctrlc.py); a program behind a wrapper that
+# execs it (tests/gdb/execfollow.py, execraw.py); and only the owner served,
 # vFile only on the recording's files (tests/gdb/owner.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
@@ -112,6 +113,34 @@ for prog in /bin/ls /usr/bin/python3; do
 	export HERMIT_FIRST_BYTES
 	serve "$name" real.py "$prog"
 done
+
+# A program started through a wrapper that execs it: `sh -c 'exec
+# gdbtwo'`, env, and a shell script (removed before the replay: the
+# recording keeps it). gdb starts on the wrapper's program and must
+# follow the exec (tests/gdb/execfollow.py: a pending breakpoint in
+# gdbtwo hit, reverse execution no further back than the exec, catch exec
+# and break main); and raw RSP without exec-events+ gets no exec stop,
+# with them T05exec:<path> (tests/gdb/execraw.py).
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$GUESTS/gdbtwo" >"$WORK/wrap.sh"
+chmod +x "$WORK/wrap.sh"
+for how in sh env script; do
+	export HERMIT_DATA_DIR="$WORK/exec-$how"
+	case $how in
+	sh) first=/bin/sh
+		hm "$WORK/rec-exec-$how" record start -- /bin/sh -c "exec '$GUESTS/gdbtwo'" ;;
+	env) first=/usr/bin/env
+		hm "$WORK/rec-exec-$how" record start -- /usr/bin/env "$GUESTS/gdbtwo" ;;
+	script) first=/bin/sh
+		hm "$WORK/rec-exec-$how" record start -- "$WORK/wrap.sh" ;;
+	esac
+	st=$?
+	[ "$how" = script ] && rm "$WORK/wrap.sh"
+	[ "$st" = 0 ] || { cat "$WORK/rec-exec-$how.err" >&2; fail "recording gdbtwo through $how exited $st"; }
+	grep -qx 'counter 33' "$WORK/rec-exec-$how" || fail "gdbtwo through $how printed: $(cat "$WORK/rec-exec-$how")"
+	HERMIT_EXEC_PROG="$GUESTS/gdbtwo" serve exec-$how execfollow.py "$first"
+done
+export HERMIT_DATA_DIR="$WORK/exec-sh"
+RAW=1 serve exec-raw execraw.py "$GUESTS/gdbtwo"
 
 # A loop whose sites are patched (tests/guests/patchloop: a 2-byte
 # indirect call and a 2-byte backward jne): gdb sees the file's bytes and

@@ -727,7 +727,7 @@ static void handshake(struct ctx *c)
 	     "qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;fork-events+;"
 	     "vfork-events+;exec-events+;vContSupported+;QThreadEvents+;no-resumed+;"
 	     "memory-tagging+;xmlRegisters=i386",
-	     SUPPORTED);
+	     SUPPORTED ";exec-events+");
 }
 
 /* ---- conversations ---- */
@@ -1204,6 +1204,9 @@ static void test_stop_replies(void **state)
 	talk(c, "c", "T05thread:64;");
 	c->fk.next_stop.reason = RSP_REASON_HWBREAK;
 	talk(c, "c", "T05thread:64;");
+	/* (nor an exec, to a gdb that did not say exec-events+) */
+	c->fk.next_stop.reason = RSP_REASON_EXEC;
+	talk(c, "c", "T05thread:64;");
 	c->fk.next_stop = (struct rsp_stop){ .kind = RSP_STOP_EXITED, .status = 3 };
 	talk(c, "c", "W03");
 	handshake(c);
@@ -1221,6 +1224,11 @@ static void test_stop_replies(void **state)
 	talk(c, "c", "T05thread:p64.66;rwatch:601040;");
 	c->fk.next_stop.reason = RSP_REASON_AWATCH;
 	talk(c, "c", "T05thread:p64.66;awatch:601040;");
+	/* An exec: its program's path (exec-file's) in hex, once; '?' then
+	 * says the stop without it. */
+	c->fk.next_stop.reason = RSP_REASON_EXEC;
+	talk(c, "c", "T05exec:2f62696e2f74727565;thread:p64.66;");
+	talk(c, "?", "T05thread:p64.66;");
 	c->fk.next_stop = (struct rsp_stop){ .kind = RSP_STOP_SIGNAL, .sig = 11, .tid = PID };
 	talk(c, "c", "T0bthread:p64.64;");
 	/* A stop of the target's own: its reply, kept for '?'. */
