@@ -500,6 +500,10 @@ void rec_ticks_stop(struct rec *r, struct task *t);
  * ran since it was resumed, and those up to the exec, are lost at the
  * exec, as in every mode. Resume it with tracer_cont, not rec_resume. */
 void rec_ticks_unstop(struct rec *r, struct task *t);
+/* sched.c: whether TID has a signal pending that would end a wait (not
+ * blocked, and caught or with a default action that does something);
+ * BLOCKED, if not NULL, in place of its blocked mask. */
+int rec_signal_pending(pid_t tid, const uint64_t *blocked);
 /* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
 int64_t rec_next_deadline(const struct rec *r);
 /* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set
@@ -543,6 +547,10 @@ long rec_poll_timeout_result(long nr);
  * three regions (select's fd_sets). Returns how many. */
 int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_t len[3]);
 
+/* Whether the poll-family call T waits in has a signal mask of its own
+ * (ppoll, pselect6, epoll_pwait, epoll_pwait2): 1, with it in *MASK. */
+int rec_poll_mask(const struct task *t, uint64_t *mask);
+
 /* What a timed poll-family call T waited in leaves when a handled signal
  * ends it with EINTR: the timeout (register, or the time left) in REGS. */
 void rec_poll_interrupted(struct rec *r, struct task *t, struct user_regs_struct *regs);
@@ -577,6 +585,10 @@ void rec_parked_drop(struct task *t);
 /* T's call returned: the same, and what the kernel wrote back stays. */
 void rec_parked_ended(struct task *t);
 void rec_parked_free(struct task *t);
+
+/* retry.c: T's call, made again after a park, returned with REGS (at its
+ * exit stop): put its result as the call that waited would have it. */
+void rec_retry_result(struct task *t, struct user_regs_struct *regs);
 
 /* sys_timer.c */
 enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);

@@ -419,6 +419,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	t->pending = NULL;
 	retried = t->retrying;
 	if (t->retrying) {
+		rec_retry_result(t, &regs);
 		/* A retried call finished: the guest moved on. */
 		t->retrying = 0;
 		r->progress++;

@@ -399,7 +399,7 @@ void rec_fire_due(struct rec *r)
  * caught, or with a default action that does something. A traced task
  * queues even ignored signals (sig_ignored() keeps them for the tracer).
  */
-static int signal_pending(pid_t tid)
+int rec_signal_pending(pid_t tid, const uint64_t *blocked)
 {
 	char path[64], line[256];
 	unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0, cgt = 0;
@@ -417,6 +417,8 @@ static int signal_pending(pid_t tid)
 		sscanf(line, "SigCgt: %llx", &cgt);
 	}
 	fclose(f);
+	if (blocked)
+		blk = *blocked;
 	return ((pnd | shd) & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED & ~DEFAULT_STOP))) != 0;
 }
 
@@ -441,8 +443,15 @@ static int is_retryable(const struct rec *r, const struct task *t)
 
 static int is_interrupted(const struct rec *r, const struct task *t)
 {
+	uint64_t mask;
+
 	(void)r;
-	return t->state == TASK_WAITING && signal_pending(t->tid);
+	if (t->state != TASK_WAITING)
+		return 0;
+	/* A timed ppoll, pselect6 or epoll_pwait waits with its own mask. */
+	if (t->wait == WAIT_POLL && rec_poll_mask(t, &mask))
+		return rec_signal_pending(t->tid, &mask);
+	return rec_signal_pending(t->tid, NULL);
 }
 
 static int is_outside(const struct rec *r, const struct task *t)
