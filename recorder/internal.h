@@ -207,6 +207,8 @@ struct rec {
 		int sig, n;
 	} * own; /* signals hermit sent (kill), not yet seen arriving */
 	size_t nown;
+	int shared_sent;	  /* hermit sent a process a signal: its thread
+				   * that takes it runs first (sched.c) */
 	size_t ndoomed;		  /* tasks with doomed set: while any, nothing runs */
 	uint64_t settle_progress; /* progress when the last deadlock check began */
 	int settle_rounds;	  /* retries since, before a deadlock is declared */
