@@ -131,6 +131,11 @@ struct task {
 	uint64_t intr_rip; /* where T stands while that holds */
 	struct rec_parked *parked; /* the arguments of the call it was parked in (parkargs.c) */
 	int parked_keep;	   /* its next resume makes that call: keep them in place */
+	int fifo_mode;		   /* its open of a FIFO is made non-blocking: 'r', 'w' */
+	int fifo_flags;		   /* ... and these are the flags the guest gave */
+	int fifo_held;		   /* 1 + hermit's duplicate of the reader it opened
+				    * first, 0: none (fifo.c) */
+	int fifo_waits;		   /* that open was parked to wait for the other end */
 	int kill_held;		   /* held at its SIGKILL's exit until those it killed
 				    * are gone (sys_kill.c) */
 	int doomed;		   /* a guest's SIGKILL kills it; not reaped yet */
@@ -569,8 +574,9 @@ void rec_intr_set(struct task *t, const struct user_regs_struct *regs, long nr, 
 		  int rewound);
 void rec_intr_clear(struct task *t);
 /* T's signal-delivery-stop for SIG, which it is resumed with: put its
- * registers as the kernel would have them for handle_signal(). */
-void rec_intr_deliver(struct rec *r, struct task *t, int sig);
+ * registers as the kernel would have them for handle_signal(). 1 when a
+ * handler ends (or restarts) the call T was held in. */
+int rec_intr_deliver(struct rec *r, struct task *t, int sig);
 
 /* parkargs.c: the memory a parked call's arguments point to, as it
  * entered. At a park of T (stopped in the call): keep it, unless T is
@@ -587,6 +593,14 @@ void rec_parked_drop(struct task *t);
 /* T's call returned: the same, and what the kernel wrote back stays. */
 void rec_parked_ended(struct task *t);
 void rec_parked_free(struct task *t);
+
+/* fifo.c: a blocking open of a FIFO, PATH, by T's call C: 1 when it is
+ * made non-blocking (the exit handler must see it), 0 otherwise. */
+int rec_fifo_open_entry(struct task *t, struct rec_call *c, const char *path);
+/* At its exit: 1 when T was parked to wait for the other end. */
+int rec_fifo_open_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* T's open ended otherwise (a signal, its end): let go of what was kept. */
+void rec_fifo_drop(struct task *t);
 
 /* retry.c: T's call, made again after a park, returned with REGS (at its
  * exit stop): put its result as the call that waited would have it. */

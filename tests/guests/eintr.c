@@ -17,7 +17,8 @@
  *    removed meanwhile: EIDRM (msgop(2), semop(2));
  *  - open(2) of a FIFO for reading, which waits for a writer, and for
  *    writing, which waits for a reader (fifo(7)), by a thread or by a
- *    child process; with O_NONBLOCK, for writing with no reader: ENXIO.
+ *    child process; a handled signal without SA_RESTART ends the wait
+ *    with EINTR; with O_NONBLOCK, for writing with no reader: ENXIO.
  *
  * Run with a case name as argument to run that case alone.
  */
@@ -277,6 +278,13 @@ static void signal_worker(pthread_t th)
 	until_set(&handled);
 }
 
+/* SIGALRM, which the worker does not block; no SA_RESTART. */
+static void alarm_worker(pthread_t th)
+{
+	pthread_kill(th, SIGALRM);
+	until_set(&handled);
+}
+
 static void signal_main(pthread_t th)
 {
 	(void)th;
@@ -428,6 +436,8 @@ static const struct kase cases[] = {
 	{ "fifo write, thread reads", c_fifo_write, NULL, fifo_read_end, NULL },
 	{ "fifo read, child writes", c_fifo_read, NULL, child_write_end, NULL },
 	{ "fifo write, child reads", c_fifo_write, NULL, child_read_end, NULL },
+	{ "fifo read, signal", c_fifo_read, NULL, alarm_worker, NULL },
+	{ "fifo write, signal", c_fifo_write, NULL, alarm_worker, NULL },
 };
 
 static const struct kase *current;
@@ -524,7 +534,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		pthread_t th;
 
-		if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
+		if (argc > 1 && strncmp(argv[1], cases[i].name, strlen(argv[1])) != 0)
 			continue;
 		open_all();
 		current = &cases[i];
