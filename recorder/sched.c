@@ -503,7 +503,8 @@ static struct task *signal_taker(struct rec *r)
 		if (t->system || t->tid != t->tgid || !t->stopped_once ||
 		    (t->state != TASK_READY && t->state != TASK_PARKED && t->state != TASK_WAITING))
 			continue;
-		poll_mask = t->state == TASK_WAITING && t->wait == WAIT_POLL && rec_poll_mask(t, &mask);
+		poll_mask =
+			t->state == TASK_WAITING && t->wait == WAIT_POLL && rec_poll_mask(t, &mask);
 		if (takes_shared(t->tid, poll_mask ? &mask : NULL)) {
 			r->shared_sent = 1; /* the next one's turn after this one */
 			return t;
@@ -626,7 +627,7 @@ static void interrupt_wait(struct rec *r, struct task *t)
 		rem.tv_nsec = (long)nsec;
 		tracer_write_mem(t->tid, t->poll_arg, &rem, sizeof(rem));
 	}
-	intr = t->wait == WAIT_FUTEX	 ? (t->deadline < 0 ? -REC_ERESTARTSYS : -REC_ERESTARTNOHAND)
+	intr = t->wait == WAIT_FUTEX ? (t->deadline < 0 ? -REC_ERESTARTSYS : -REC_ERESTARTNOHAND)
 	       : t->wait == WAIT_TIMERFD ? -REC_ERESTARTSYS
 					 : 0;
 	rec_wake(r, t, -EINTR);

@@ -407,9 +407,9 @@ static void fill_queue(void)
 struct kase {
 	const char *name;
 	long (*call)(void);
-	void (*setup)(void);	      /* before the worker starts */
-	void (*act)(pthread_t);	      /* once it waits */
-	void (*supply)(void);	      /* then: what it waits for */
+	void (*setup)(void);	/* before the worker starts */
+	void (*act)(pthread_t); /* once it waits */
+	void (*supply)(void);	/* then: what it waits for */
 };
 
 static const struct kase cases[] = {
