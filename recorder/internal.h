@@ -149,6 +149,11 @@ struct task {
 	uint64_t intr_rip; /* where T stands while that holds */
 	struct rec_parked *parked; /* the arguments of the call it was parked in (parkargs.c) */
 	int parked_keep;	   /* its next resume makes that call: keep them in place */
+	int fifo_mode;		   /* its open of a FIFO is made non-blocking: 'r', 'w' */
+	int fifo_flags;		   /* ... and these are the flags the guest gave */
+	int fifo_held;		   /* 1 + hermit's duplicate of the reader it opened
+				    * first, 0: none (fifo.c) */
+	int fifo_waits;		   /* that open was parked to wait for the other end */
 	int kill_held;		   /* held at its SIGKILL's exit until those it killed
 				    * are gone (sys_kill.c) */
 	int doomed;		   /* a guest's SIGKILL kills it; not reaped yet */
@@ -225,6 +230,8 @@ struct rec {
 		int sig, n;
 	} * own; /* signals hermit sent (kill), not yet seen arriving */
 	size_t nown;
+	int shared_sent;	  /* hermit sent a process a signal: its thread
+				   * that takes it runs first (sched.c) */
 	size_t ndoomed;		  /* tasks with doomed set: while any, nothing runs */
 	uint64_t settle_progress; /* progress when the last deadlock check began */
 	int settle_rounds;	  /* retries since, before a deadlock is declared */
@@ -523,6 +530,10 @@ void rec_ticks_unstop(struct rec *r, struct task *t);
  * task's extra_stop) counted since its last resume that a run without
  * them makes too, which that run lost at the exec. */
 void rec_ticks_exec(struct rec *r, struct task *t);
+/* sched.c: whether TID has a signal pending that would end a wait (not
+ * blocked, and caught or with a default action that does something);
+ * BLOCKED, if not NULL, in place of its blocked mask. */
+int rec_signal_pending(pid_t tid, const uint64_t *blocked);
 /* sched.c: the earliest virtual deadline (a sleep, a timeout, a timer), -1: none. */
 int64_t rec_next_deadline(const struct rec *r);
 /* A SIGTRAP stop of T: a tick at a site? Then 1 (T was resumed or set
@@ -567,6 +578,10 @@ long rec_poll_timeout_result(long nr);
  * three regions (select's fd_sets). Returns how many. */
 int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_t len[3]);
 
+/* Whether the poll-family call T waits in has a signal mask of its own
+ * (ppoll, pselect6, epoll_pwait, epoll_pwait2): 1, with it in *MASK. */
+int rec_poll_mask(const struct task *t, uint64_t *mask);
+
 /* What a timed poll-family call T waited in leaves when a handled signal
  * ends it with EINTR: the timeout (register, or the time left) in REGS. */
 void rec_poll_interrupted(struct rec *r, struct task *t, struct user_regs_struct *regs);
@@ -583,8 +598,9 @@ void rec_intr_set(struct task *t, const struct user_regs_struct *regs, long nr, 
 		  int rewound);
 void rec_intr_clear(struct task *t);
 /* T's signal-delivery-stop for SIG, which it is resumed with: put its
- * registers as the kernel would have them for handle_signal(). */
-void rec_intr_deliver(struct rec *r, struct task *t, int sig);
+ * registers as the kernel would have them for handle_signal(). 1 when a
+ * handler ends (or restarts) the call T was held in. */
+int rec_intr_deliver(struct rec *r, struct task *t, int sig);
 
 /* parkargs.c: the memory a parked call's arguments point to, as it
  * entered. At a park of T (stopped in the call): keep it, unless T is
@@ -601,6 +617,18 @@ void rec_parked_drop(struct task *t);
 /* T's call returned: the same, and what the kernel wrote back stays. */
 void rec_parked_ended(struct task *t);
 void rec_parked_free(struct task *t);
+
+/* fifo.c: a blocking open of a FIFO, PATH, by T's call C: 1 when it is
+ * made non-blocking (the exit handler must see it), 0 otherwise. */
+int rec_fifo_open_entry(struct task *t, struct rec_call *c, const char *path);
+/* At its exit: 1 when T was parked to wait for the other end. */
+int rec_fifo_open_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* T's open ended otherwise (a signal, its end): let go of what was kept. */
+void rec_fifo_drop(struct task *t);
+
+/* retry.c: T's call, made again after a park, returned with REGS (at its
+ * exit stop): put its result as the call that waited would have it. */
+void rec_retry_result(struct task *t, struct user_regs_struct *regs);
 
 /* sys_timer.c */
 enum rec_action rec_sys_alarm(struct rec *r, struct task *t, struct rec_call *c);

@@ -66,21 +66,21 @@ static int caught(pid_t tid, int sig)
 	return sig >= 1 && sig <= 64 && (cgt >> (sig - 1) & 1);
 }
 
-void rec_intr_deliver(struct rec *r, struct task *t, int sig)
+int rec_intr_deliver(struct rec *r, struct task *t, int sig)
 {
 	struct user_regs_struct regs;
-	int code = t->intr_code;
+	int code = t->intr_code, handled = 0;
 
 	if (!code)
-		return;
+		return 0;
 	rec_intr_clear(t);
 	if (tracer_get_regs(t->tid, &regs) < 0 || regs.rip != t->intr_rip)
-		return; /* it went on since: the signal meets it elsewhere */
+		return 0; /* it went on since: the signal meets it elsewhere */
 	if (!caught(t->tid, sig)) {
 		/* No handler runs: the kernel makes the call again. A call wound
 		 * back is made again as it stands; one skipped is wound back. */
 		if (t->intr_rewound)
-			return;
+			return 0;
 		regs.orig_rax = (uint64_t)t->intr_nr;
 		regs.rax = (uint64_t)(long)-REC_ERESTARTNOINTR;
 	} else {
@@ -90,7 +90,9 @@ void rec_intr_deliver(struct rec *r, struct task *t, int sig)
 			regs.rip += 2;
 		regs.orig_rax = (uint64_t)t->intr_nr;
 		regs.rax = (uint64_t)(long)code;
+		handled = 1;
 	}
 	hm_trace("task %d: signal %d interrupts syscall %ld (%d)", t->index, sig, t->intr_nr, code);
 	tracer_set_regs(t->tid, &regs);
+	return handled;
 }

@@ -420,6 +420,7 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 	t->pending = NULL;
 	retried = t->retrying;
 	if (t->retrying) {
+		rec_retry_result(t, &regs);
 		/* A retried call finished: the guest moved on. */
 		t->retrying = 0;
 		r->progress++;
@@ -728,7 +729,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				hm_debug("task %d: signal %d at pc %#llx", t->index, s->sig,
 					 (unsigned long long)regs.rip);
 		}
-		rec_intr_deliver(r, t, s->sig);
+		if (rec_intr_deliver(r, t, s->sig))
+			rec_fifo_drop(t); /* a restarted open of a FIFO starts afresh */
 		rec_parked_drop(t); /* a restart after its handler reads memory again */
 		rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, s->sig);
 		break;

@@ -89,6 +89,7 @@ void rec_task_remove(struct rec *r, struct task *t)
 		tracer_blockwatch_set(0);
 	}
 	rec_parked_free(t);
+	rec_fifo_drop(t);
 	free(t);
 }
 
@@ -399,7 +400,7 @@ void rec_fire_due(struct rec *r)
  * caught, or with a default action that does something. A traced task
  * queues even ignored signals (sig_ignored() keeps them for the tracer).
  */
-static int signal_pending(pid_t tid)
+int rec_signal_pending(pid_t tid, const uint64_t *blocked)
 {
 	char path[64], line[256];
 	unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0, cgt = 0;
@@ -417,6 +418,8 @@ static int signal_pending(pid_t tid)
 		sscanf(line, "SigCgt: %llx", &cgt);
 	}
 	fclose(f);
+	if (blocked)
+		blk = *blocked;
 	return ((pnd | shd) & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED & ~DEFAULT_STOP))) != 0;
 }
 
@@ -441,8 +444,73 @@ static int is_retryable(const struct rec *r, const struct task *t)
 
 static int is_interrupted(const struct rec *r, const struct task *t)
 {
+	uint64_t mask;
+
 	(void)r;
-	return t->state == TASK_WAITING && signal_pending(t->tid);
+	if (t->state != TASK_WAITING)
+		return 0;
+	/* A timed ppoll, pselect6 or epoll_pwait waits with its own mask. */
+	if (t->wait == WAIT_POLL && rec_poll_mask(t, &mask))
+		return rec_signal_pending(t->tid, &mask);
+	return rec_signal_pending(t->tid, NULL);
+}
+
+/* Whether TID has a signal in its process's shared queue that it would
+ * take (as rec_signal_pending) with BLOCKED (NULL: its own mask). */
+static int takes_shared(pid_t tid, const uint64_t *blocked)
+{
+	char path[64], line[256];
+	unsigned long long shd = 0, blk = 0, ign = 0, cgt = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "ShdPnd: %llx", &shd);
+		sscanf(line, "SigBlk: %llx", &blk);
+		sscanf(line, "SigIgn: %llx", &ign);
+		sscanf(line, "SigCgt: %llx", &cgt);
+	}
+	fclose(f);
+	if (blocked)
+		blk = *blocked;
+	return (shd & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED & ~DEFAULT_STOP))) != 0;
+}
+
+/*
+ * A signal hermit sent a process (a timer's SIGALRM, a held-back one) waits
+ * in the process's shared queue: every thread of it was in a ptrace stop
+ * when it came, and the kernel gives such a signal to no stopped thread
+ * (wants_signal()). The first thread resumed that does not block it takes
+ * it, often a parked one retried first, which ends its call with EINTR.
+ * Natively the kernel gives it to the thread-group leader when the leader
+ * does not block it (complete_signal(), kernel/signal.c), wherever the
+ * other threads wait. So that leader runs first: the thread to run, or
+ * NULL for the usual order.
+ */
+static struct task *signal_taker(struct rec *r)
+{
+	if (!r->shared_sent)
+		return NULL;
+	r->shared_sent = 0;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *t = r->tasks[i];
+		uint64_t mask;
+		int poll_mask;
+
+		if (t->system || t->tid != t->tgid || !t->stopped_once ||
+		    (t->state != TASK_READY && t->state != TASK_PARKED && t->state != TASK_WAITING))
+			continue;
+		poll_mask =
+			t->state == TASK_WAITING && t->wait == WAIT_POLL && rec_poll_mask(t, &mask);
+		if (takes_shared(t->tid, poll_mask ? &mask : NULL)) {
+			r->shared_sent = 1; /* the next one's turn after this one */
+			return t;
+		}
+	}
+	return NULL;
 }
 
 static int is_outside(const struct rec *r, const struct task *t)
@@ -544,6 +612,32 @@ static void retry(struct rec *r, struct task *t)
 	rec_run_task(r, t);
 }
 
+/* T's emulated wait ends for a signal that is pending (futex(2),
+ * nanosleep(2): EINTR); a poll is retried and meets the signal itself. */
+static void interrupt_wait(struct rec *r, struct task *t)
+{
+	int intr;
+
+	if (t->wait == WAIT_SLEEP && t->poll_arg) {
+		int64_t left = t->deadline - r->clock.now_ns, sec, nsec;
+		struct timespec rem;
+
+		hm_ns_split(left > 0 ? left : 0, &sec, &nsec);
+		rem.tv_sec = (time_t)sec;
+		rem.tv_nsec = (long)nsec;
+		tracer_write_mem(t->tid, t->poll_arg, &rem, sizeof(rem));
+	}
+	intr = t->wait == WAIT_FUTEX ? (t->deadline < 0 ? -REC_ERESTARTSYS : -REC_ERESTARTNOHAND)
+	       : t->wait == WAIT_TIMERFD ? -REC_ERESTARTSYS
+					 : 0;
+	rec_wake(r, t, -EINTR);
+	/* futex_wait(): -ERESTARTSYS, or with a timeout
+	 * -ERESTART_RESTARTBLOCK (EINTR whatever SA_RESTART);
+	 * timerfd_read(): -ERESTARTSYS. A sleep is EINTR. */
+	if (intr)
+		rec_intr_set(t, &t->call.regs, t->call.nr, intr, 0);
+}
+
 /* Guest tasks that are not already dying. */
 static int any_alive(const struct rec *r)
 {
@@ -567,7 +661,6 @@ void rec_schedule(struct rec *r)
 {
 	struct task *t;
 	int64_t due;
-	int intr;
 
 	while (!r->ended && r->ntasks) {
 		/* Not while a guest's SIGKILL still kills: its victims' ends
@@ -579,6 +672,19 @@ void rec_schedule(struct rec *r)
 		 * unless nothing is ready to run (docs/record-replay.md). */
 		if (!r->runq_len && (r->ndeferred || r->opts->mode == REC_MODE_REPLAY))
 			rec_deliver_deferred(r, 1);
+		t = signal_taker(r);
+		if (t) {
+			hm_trace("task %d takes the signal sent to its process", t->index);
+			if (t->state == TASK_PARKED) {
+				retry(r, t);
+				return;
+			}
+			if (t->state == TASK_WAITING)
+				interrupt_wait(r, t);
+			t->yielded = 0;
+			rec_run_task(r, t);
+			return;
+		}
 		if (r->runq_len && !(r->runq_len == 1 && r->runq[0]->yielded)) {
 			t = rec_pick_ready(r);
 			t->yielded = 0;
@@ -600,27 +706,7 @@ void rec_schedule(struct rec *r)
 		}
 		t = next_where(r, is_interrupted);
 		if (t) {
-			/* A signal ends the wait (futex(2), nanosleep(2): EINTR); a
-			 * poll is retried and meets the signal itself. */
-			if (t->wait == WAIT_SLEEP && t->poll_arg) {
-				int64_t left = t->deadline - r->clock.now_ns, sec, nsec;
-				struct timespec rem;
-
-				hm_ns_split(left > 0 ? left : 0, &sec, &nsec);
-				rem.tv_sec = (time_t)sec;
-				rem.tv_nsec = (long)nsec;
-				tracer_write_mem(t->tid, t->poll_arg, &rem, sizeof(rem));
-			}
-			intr = t->wait == WAIT_FUTEX
-				       ? (t->deadline < 0 ? -REC_ERESTARTSYS : -REC_ERESTARTNOHAND)
-			       : t->wait == WAIT_TIMERFD ? -REC_ERESTARTSYS
-							 : 0;
-			rec_wake(r, t, -EINTR);
-			/* futex_wait(): -ERESTARTSYS, or with a timeout
-			 * -ERESTART_RESTARTBLOCK (EINTR whatever SA_RESTART);
-			 * timerfd_read(): -ERESTARTSYS. A sleep is EINTR. */
-			if (intr)
-				rec_intr_set(t, &t->call.regs, t->call.nr, intr, 0);
+			interrupt_wait(r, t);
 			continue;
 		}
 		due = rec_next_deadline(r);

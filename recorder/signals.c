@@ -41,6 +41,7 @@ void rec_send_signal(struct rec *r, pid_t tgid, int sig)
 		r->nown++;
 	}
 	r->own[i].n++;
+	r->shared_sent = 1;
 	kill(tgid, sig);
 }
 

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -185,6 +186,52 @@ static void put_sets(struct task *t, const struct rec_call *c, int clear)
 	}
 }
 
+int rec_poll_mask(const struct task *t, uint64_t *mask)
+{
+	const uint64_t *a = t->call.args;
+	uint64_t at = 0, size = 0, m[2];
+
+	switch (t->call.nr) {
+	case SYS_ppoll:
+		at = a[3];
+		size = a[4];
+		break;
+	case SYS_pselect6: /* a pointer to { const sigset_t *ss; size_t ss_len; } */
+		if (a[5] && tracer_read_mem(t->tid, a[5], m, sizeof(m)) == 0) {
+			at = m[0];
+			size = m[1];
+		}
+		break;
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		at = a[4];
+		size = a[5];
+		break;
+	default:
+		return 0;
+	}
+	/* The kernel's set_user_sigmask(): none, or EINVAL for another size. */
+	if (!at || size != sizeof(*mask) || tracer_read_mem(t->tid, at, mask, sizeof(*mask)) < 0)
+		return 0;
+	*mask &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)));
+	return 1;
+}
+
+/* The timeout a retry of T's timed call is made with: none (0), unless
+ * it is an epoll_pwait whose own mask lets a pending signal through. Then
+ * the smallest that is not zero: ep_poll() looks at signals only when it
+ * may sleep, and returns EINTR before it does (fs/eventpoll.c), where
+ * poll and select look with a zero timeout too. */
+static int64_t retry_timeout(struct task *t, const struct rec_call *c, const struct timeout_arg *a)
+{
+	uint64_t mask;
+
+	if ((c->nr != SYS_epoll_pwait && c->nr != SYS_epoll_pwait2) || !rec_poll_mask(t, &mask) ||
+	    !rec_signal_pending(t->tid, &mask))
+		return 0;
+	return a->kind == 0 ? 1000000 : 1;
+}
+
 long rec_poll_timeout_result(long nr)
 {
 	return nr == SYS_rt_sigtimedwait ? -EAGAIN : 0;
@@ -313,10 +360,11 @@ enum rec_action rec_sys_poll(struct rec *r, struct task *t, struct rec_call *c)
 			return REC_CONT;
 	}
 	t->poll_retry = 0;
+	ns = retry_timeout(t, c, &a);
 	if (a.kind == 0) {
-		*reg_of(&c->regs, a.index) = 0;
+		*reg_of(&c->regs, a.index) = (uint64_t)(ns / 1000000);
 		tracer_set_regs(t->tid, &c->regs);
-	} else if (write_timeout(t, &a, t->poll_arg, 0) < 0) {
+	} else if (write_timeout(t, &a, t->poll_arg, ns) < 0) {
 		return REC_CONT;
 	}
 	return t->poll_outside ? outside_stop(r, t, c) : REC_EXIT_STOP;

@@ -108,6 +108,8 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 		return r->opts->mode != REC_MODE_RUN ? REC_EXIT_STOP : REC_CONT;
 	n = strlen(path);
 	hm_trace("task %d: open '%s'", t->index, path);
+	if (rec_fifo_open_entry(t, c, path))
+		return REC_EXIT_STOP;
 	if (r->opts->debugger) {
 		long flags = (long)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
 
@@ -150,6 +152,8 @@ void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c)
 {
 	int flags = (int)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
 
+	if (rec_fifo_open_exit(r, t, c))
+		return;
 	if (c->ret < 0 || c->ret >= REC_RANDOM_FD_MIN || !is_random_fd(t->tid, c->ret))
 		return;
 	c->ret = rec_fd_move_high(r, t, c->ret, flags & O_CLOEXEC);

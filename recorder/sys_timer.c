@@ -325,8 +325,8 @@ void rec_timer_fire(struct rec *r, struct rec_timer *tm)
 		hm_trace("timer %d of process %d: signal %d", tm->id, tm->tgid, tm->signo);
 		if (tm->notify == SIGEV_THREAD_ID)
 			syscall(SYS_rt_tgsigqueueinfo, tm->tgid, tm->target, tm->signo, &info);
-		else
-			syscall(SYS_rt_sigqueueinfo, tm->tgid, tm->signo, &info);
+		else if (syscall(SYS_rt_sigqueueinfo, tm->tgid, tm->signo, &info) == 0)
+			r->shared_sent = 1;
 	}
 	tm->deadline = tm->interval ? tm->deadline + tm->interval : -1;
 	if (tm->interval && tm->deadline <= now)

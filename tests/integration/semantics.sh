@@ -4,7 +4,10 @@
 # flags (tests/guests/grnd.c), calls that SA_RESTART never restarts and
 # those it does (tests/guests/sigrestart.c), and blocked calls whose
 # argument arrays another thread changes (tests/guests/parkargs.c), and a
-# wait with no timeout while another thread computes (epollwait.c). Each
+# wait with no timeout while another thread computes (epollwait.c), and
+# EINTR and errno where another thread acts on a waiting call: a pwait's
+# own signal mask, a signal the thread does not take, a SysV queue or set
+# removed (EIDRM), a FIFO's open waiting for the other end (eintr.c). Each
 # guest runs natively, under `hermit run`, and under `hermit record start`
 # then `hermit replay --autopilot`; all must print the same.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
@@ -38,6 +41,7 @@ three_ways sigrestart "$GUESTS/sigrestart" restart
 three_ways sigrestart-off "$GUESTS/sigrestart" norestart
 three_ways parkargs "$GUESTS/parkargs"
 three_ways epollwait "$GUESTS/epollwait"
+three_ways eintr "$GUESTS/eintr"
 
 # The wait4 case kills its child with SIGKILL while another thread waits
 # for it: the child's end and the SIGCHLD it leaves must come at the same
