@@ -657,7 +657,8 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			add_range(plan, &r);
 		}
 	}
-	qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
+	if (plan->n) /* (qsort of NULL, none: undefined) */
+		qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
 	plan->tramp_size = ((plan->njump + plan->npad) * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
 	free(covered);
 	free(s->pads);
@@ -785,7 +786,8 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 {
 	uint64_t lo = plan->exec_vaddr, hi = plan->exec_vaddr + plan->exec_size;
 
-	qsort(s->tables, s->ntables, sizeof(*s->tables), by_u64);
+	if (s->ntables) /* (qsort of NULL, none: undefined) */
+		qsort(s->tables, s->ntables, sizeof(*s->tables), by_u64);
 	for (size_t i = 0; i < s->ntables; i++) {
 		uint64_t t = s->tables[i], end = i + 1 < s->ntables ? s->tables[i + 1] : UINT64_MAX;
 

@@ -228,7 +228,8 @@ int rec_fsvirt_dirents(struct rec_fsvirt *fs, uint64_t dev, void *buf, size_t le
 	offs = xmalloc((n ? n : 1) * sizeof(*offs));
 	for (size_t i = 0; i < n; i++)
 		memcpy(&offs[i], refs[i].rec + D_OFF, sizeof(offs[i]));
-	qsort(refs, n, sizeof(*refs), by_name);
+	if (n)
+		qsort(refs, n, sizeof(*refs), by_name);
 	out = xmalloc(len ? len : 1);
 	for (size_t i = 0, at = 0; i < n; i++) {
 		uint64_t ino;

@@ -507,7 +507,8 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 				p->ntraps++;
 			}
 		}
-		qsort(p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap);
+		if (p->ntraps)
+			qsort(p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap);
 		p->next = cache;
 		cache = p;
 	}
@@ -675,7 +676,8 @@ static const struct dw_patch_site *trap_at(const struct proc *pr, uint64_t addr)
 
 		if (addr < p->tramp_addr || addr >= p->tramp_addr + p->tramp_len)
 			continue;
-		hit = bsearch(key, p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap);
+		hit = p->ntraps ? bsearch(key, p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap)
+				  : NULL;
 		return hit ? &p->sites[hit[1]] : NULL;
 	}
 	return NULL;
