@@ -94,6 +94,15 @@ struct plan_state {
 		size_t index; /* of the lea */
 	} recent[4];	/* the last rip-relative leas */
 	size_t nrecent;
+	/* The last rip-relative lea into each general register (in address
+	 * order, not control flow): a table's base is often taken once,
+	 * before the loop whose switch indexes it (sqlite3_complete). */
+	uint64_t lea_into[16];
+	struct {
+		uint64_t addr;
+		size_t index; /* of the movslq */
+	} indexed[4];	/* the last movslq (%base,%index,4) from such a base */
+	size_t nindexed;
 	struct {
 		uint64_t addr; /* jmp *disp(,%reg,8): a table of absolute addresses */
 	} * abs_tables;
@@ -189,6 +198,25 @@ static void pad_extend(struct plan_state *s, uint64_t addr, size_t len)
 	s->npads++;
 }
 
+/* REG's 64-bit general register as 0-15 (rax ... r15), or -1. */
+static int gpr(ZydisRegister reg)
+{
+	ZydisRegister r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
+
+	return r >= ZYDIS_REGISTER_RAX && r <= ZYDIS_REGISTER_R15 ? (int)(r - ZYDIS_REGISTER_RAX)
+								    : -1;
+}
+
+/* ADDR may be a jump table (add_tables decides). */
+static void add_table(struct plan_state *s, uint64_t addr)
+{
+	if (s->ntables == s->cap_tables) {
+		s->cap_tables = s->cap_tables ? 2 * s->cap_tables : 1024;
+		s->tables = xrealloc(s->tables, s->cap_tables * sizeof(*s->tables));
+	}
+	s->tables[s->ntables++] = addr;
+}
+
 static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr)
 {
@@ -230,22 +258,31 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		    ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 		    ops[k].mem.base == ZYDIS_REGISTER_RIP &&
 		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs))) {
+			int r = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(ops[0].reg.value) : -1;
+
 			/* A table only if a jmp through a register follows. */
 			s->recent[s->nrecent % 4].addr = abs;
 			s->recent[s->nrecent % 4].index = s->n;
 			s->nrecent++;
+			if (r >= 0)
+				s->lea_into[r] = abs;
+		}
+		if (zi->mnemonic == ZYDIS_MNEMONIC_MOVSXD && ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ops[k].mem.scale == 4 && gpr(ops[k].mem.base) >= 0 &&
+		    s->lea_into[gpr(ops[k].mem.base)]) {
+			s->indexed[s->nindexed % 4].addr = s->lea_into[gpr(ops[k].mem.base)];
+			s->indexed[s->nindexed % 4].index = s->n;
+			s->nindexed++;
 		}
 		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
 		    ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER) {
 			for (size_t j = 0; j < 4 && j < s->nrecent; j++) {
-				if (s->recent[j].index + 8 < s->n)
-					continue;
-				if (s->ntables == s->cap_tables) {
-					s->cap_tables = s->cap_tables ? 2 * s->cap_tables : 1024;
-					s->tables =
-						xrealloc(s->tables, s->cap_tables * sizeof(*s->tables));
-				}
-				s->tables[s->ntables++] = s->recent[j].addr;
+				if (s->recent[j].index + 8 >= s->n)
+					add_table(s, s->recent[j].addr);
+			}
+			for (size_t j = 0; j < 4 && j < s->nindexed; j++) {
+				if (s->indexed[j].index + 8 >= s->n)
+					add_table(s, s->indexed[j].addr);
 			}
 		}
 		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
@@ -327,6 +364,7 @@ static int full_decode(ZydisMnemonic m)
 	case ZYDIS_MNEMONIC_NOP:
 	case ZYDIS_MNEMONIC_INT3:
 	case ZYDIS_MNEMONIC_LEA:
+	case ZYDIS_MNEMONIC_MOVSXD:
 	case ZYDIS_MNEMONIC_UD2:
 		return 1;
 	default:
@@ -377,7 +415,8 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		/* Operands only where the plan looks at them. */
 		need = zi.meta.category == ZYDIS_CATEGORY_COND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
-		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA;
+		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA ||
+		       zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD;
 		if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&decoder, &ctx, &zi, ops,
 								   zi.operand_count_visible)))
 			need = 0;
