@@ -217,6 +217,23 @@ static void add_table(struct plan_state *s, uint64_t addr)
 	s->tables[s->ntables++] = addr;
 }
 
+/* A movslq (%base,%idx,4) from a base a rip-relative lea took: the table
+ * a jmp through a register may follow. (Planned as any other instruction.) */
+static void note_indexed(struct plan_state *s, const ZydisDecodedOperand *ops, unsigned nvis)
+{
+	for (unsigned k = 0; k < nvis; k++) {
+		int b = ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[k].mem.scale == 4
+				? gpr(ops[k].mem.base)
+				: -1;
+
+		if (b >= 0 && s->lea_into[b]) {
+			s->indexed[s->nindexed % 4].addr = s->lea_into[b];
+			s->indexed[s->nindexed % 4].index = s->n;
+			s->nindexed++;
+		}
+	}
+}
+
 static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr)
 {
@@ -266,13 +283,6 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 			s->nrecent++;
 			if (r >= 0)
 				s->lea_into[r] = abs;
-		}
-		if (zi->mnemonic == ZYDIS_MNEMONIC_MOVSXD && ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-		    ops[k].mem.scale == 4 && gpr(ops[k].mem.base) >= 0 &&
-		    s->lea_into[gpr(ops[k].mem.base)]) {
-			s->indexed[s->nindexed % 4].addr = s->lea_into[gpr(ops[k].mem.base)];
-			s->indexed[s->nindexed % 4].index = s->n;
-			s->nindexed++;
 		}
 		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
 		    ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER) {
@@ -364,7 +374,6 @@ static int full_decode(ZydisMnemonic m)
 	case ZYDIS_MNEMONIC_NOP:
 	case ZYDIS_MNEMONIC_INT3:
 	case ZYDIS_MNEMONIC_LEA:
-	case ZYDIS_MNEMONIC_MOVSXD:
 	case ZYDIS_MNEMONIC_UD2:
 		return 1;
 	default:
@@ -400,6 +409,13 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 			s->after_end = 1;
 			continue;
 		}
+		if (zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD) {
+			ZydisDecodedInstruction full; /* (zi stays as the fast decode made it) */
+
+			if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, buf + off, len - off,
+								&full, ops)))
+				note_indexed(s, ops, full.operand_count_visible);
+		}
 		if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic)) {
 			zi.meta.category = ZYDIS_CATEGORY_INVALID;
 			classify(s, &zi, NULL, vaddr + off);
@@ -415,8 +431,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		/* Operands only where the plan looks at them. */
 		need = zi.meta.category == ZYDIS_CATEGORY_COND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
-		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA ||
-		       zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD;
+		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA;
 		if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&decoder, &ctx, &zi, ops,
 								   zi.operand_count_visible)))
 			need = 0;
@@ -825,13 +840,22 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 {
 	uint64_t lo = plan->exec_vaddr, hi = plan->exec_vaddr + plan->exec_size;
 
+	size_t n = 0;
+
 	if (s->ntables) /* (qsort of NULL, none: undefined) */
 		qsort(s->tables, s->ntables, sizeof(*s->tables), by_u64);
+	/* Each once: a table found twice (two leas, or a lea and a movslq)
+	 * would end where its own copy begins, with no entries. */
+	for (size_t i = 0; i < s->ntables; i++) {
+		if (!n || s->tables[n - 1] != s->tables[i])
+			s->tables[n++] = s->tables[i];
+	}
+	s->ntables = n;
 	for (size_t i = 0; i < s->ntables; i++) {
 		uint64_t t = s->tables[i], end = i + 1 < s->ntables ? s->tables[i + 1] : UINT64_MAX;
 
-		if ((t >= lo && t < hi) || (i && s->tables[i - 1] == t))
-			continue; /* code (a function's address), or seen */
+		if (t >= lo && t < hi)
+			continue; /* code (a function's address) */
 		for (size_t k = 0; k < 65536 && t + 4 * k + 4 <= end; k++) {
 			const unsigned char *p = data_at(elf, t + 4 * k, 4);
 			uint64_t to;

@@ -119,7 +119,9 @@ struct dbg {
 	struct rsp_session *rsp;
 	struct rsp_target_ops ops;
 	const struct replay_recording *rc;
-	int files[8];			 /* descriptors vFile opened, plus one (0: free) */
+	/* descriptors vFile opened, plus one (0: free): gdb keeps one open for
+	 * the program and each library it reads (a replay of sqlite3 needs 9) */
+	int files[64];
 	const struct rec_dbg_stop *stop; /* while stopped */
 	pid_t tgid;			 /* the debugged process (task 0's) */
 
