@@ -50,20 +50,10 @@ void rec_intr_clear(struct task *t)
 /* Whether TID has a handler for SIG (its SigCgt in /proc/TID/status). */
 static int caught(pid_t tid, int sig)
 {
-	char path[64], line[256];
-	unsigned long long cgt = 0;
-	FILE *f;
+	struct rec_sig_state st;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "SigCgt: %llx", &cgt) == 1)
-			break;
-	}
-	fclose(f);
-	return sig >= 1 && sig <= 64 && (cgt >> (sig - 1) & 1);
+	return sig >= 1 && sig <= 64 && rec_sig_state(tid, &st) == 0 &&
+	       (st.caught >> (sig - 1) & 1);
 }
 
 int rec_intr_deliver(struct rec *r, struct task *t, int sig)

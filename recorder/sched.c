@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -400,27 +401,41 @@ void rec_fire_due(struct rec *r)
  * caught, or with a default action that does something. A traced task
  * queues even ignored signals (sig_ignored() keeps them for the tracer).
  */
-int rec_signal_pending(pid_t tid, const uint64_t *blocked)
+int rec_sig_state(pid_t tid, struct rec_sig_state *st)
 {
 	char path[64], line[256];
-	unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0, cgt = 0;
 	FILE *f;
 
+	memset(st, 0, sizeof(*st));
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "SigPnd: %llx", &pnd);
-		sscanf(line, "ShdPnd: %llx", &shd);
-		sscanf(line, "SigBlk: %llx", &blk);
-		sscanf(line, "SigIgn: %llx", &ign);
-		sscanf(line, "SigCgt: %llx", &cgt);
+		sscanf(line, "SigPnd: %" SCNx64, &st->pending);
+		sscanf(line, "ShdPnd: %" SCNx64, &st->shared);
+		sscanf(line, "SigBlk: %" SCNx64, &st->blocked);
+		sscanf(line, "SigIgn: %" SCNx64, &st->ignored);
+		sscanf(line, "SigCgt: %" SCNx64, &st->caught);
 	}
 	fclose(f);
-	if (blocked)
-		blk = *blocked;
-	return ((pnd | shd) & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED & ~DEFAULT_STOP))) != 0;
+	return 0;
+}
+
+/* Of QUEUED, what ST's task would take with BLOCKED (NULL: its own mask). */
+static int would_take(const struct rec_sig_state *st, uint64_t queued, const uint64_t *blocked)
+{
+	uint64_t blk = blocked ? *blocked : st->blocked;
+
+	return (queued & ~blk & (st->caught | (~st->ignored & ~DEFAULT_IGNORED & ~DEFAULT_STOP))) !=
+	       0;
+}
+
+int rec_signal_pending(pid_t tid, const uint64_t *blocked)
+{
+	struct rec_sig_state st;
+
+	return rec_sig_state(tid, &st) == 0 && would_take(&st, st.pending | st.shared, blocked);
 }
 
 static struct task *next_where(struct rec *r, int (*ok)(const struct rec *, const struct task *))
@@ -459,24 +474,9 @@ static int is_interrupted(const struct rec *r, const struct task *t)
  * take (as rec_signal_pending) with BLOCKED (NULL: its own mask). */
 static int takes_shared(pid_t tid, const uint64_t *blocked)
 {
-	char path[64], line[256];
-	unsigned long long shd = 0, blk = 0, ign = 0, cgt = 0;
-	FILE *f;
+	struct rec_sig_state st;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "ShdPnd: %llx", &shd);
-		sscanf(line, "SigBlk: %llx", &blk);
-		sscanf(line, "SigIgn: %llx", &ign);
-		sscanf(line, "SigCgt: %llx", &cgt);
-	}
-	fclose(f);
-	if (blocked)
-		blk = *blocked;
-	return (shd & ~blk & (cgt | (~ign & ~DEFAULT_IGNORED & ~DEFAULT_STOP))) != 0;
+	return rec_sig_state(tid, &st) == 0 && would_take(&st, st.shared, blocked);
 }
 
 /*
