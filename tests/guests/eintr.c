@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sleeps.h"
+
 static volatile sig_atomic_t handled, main_handled;
 static pid_t worker_tid, main_tid;
 static int worker_done;
@@ -67,37 +69,13 @@ static void pause_ms(long ms)
 		;
 }
 
-/* The state letter of task TID of this process ('R', 'S', ...); 0 when
- * it is gone. */
-static char state_of(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /* Until the worker sleeps in its call (or ended), for up to 10 s. */
 static void until_worker_waits(void)
 {
 	for (int n = 0; n < 10000; n++) {
-		char s;
+		pid_t tid = __atomic_load_n(&worker_tid, __ATOMIC_SEQ_CST);
 
-		if (__atomic_load_n(&worker_done, __ATOMIC_SEQ_CST))
-			return;
-		s = state_of(__atomic_load_n(&worker_tid, __ATOMIC_SEQ_CST));
-		if (s && s != 'R')
+		if (__atomic_load_n(&worker_done, __ATOMIC_SEQ_CST) || (tid && thread_sleeps(tid)))
 			return;
 		pause_ms(1);
 	}
