@@ -86,6 +86,7 @@ void cli_run_usage(int ok)
 		"  --chaos-seeded-timeslice\n"
 		"                      draw the maximum timeslice from the seed too\n"
 		"  --max-timeslice N   ticks a thread may run before others get a turn\n"
+		"                      (default 1000000)\n"
 		"  --verify            run twice; compare output, exit status and event digest\n"
 		"                      (a divergence exits 122)\n"
 		"  --verify-strict     --verify, comparing the whole event stream\n"
