@@ -530,11 +530,6 @@ void rec_ticks_unstop(struct rec *r, struct task *t);
  * task's extra_stop) counted since its last resume that a run without
  * them makes too, which that run lost at the exec. */
 void rec_ticks_exec(struct rec *r, struct task *t);
-/* sched.c: TID's signal masks, from /proc/TID/status; 0 or -errno. */
-struct rec_sig_state {
-	uint64_t pending, shared, blocked, ignored, caught;
-};
-int rec_sig_state(pid_t tid, struct rec_sig_state *st);
 /* sched.c: whether TID has a signal pending that would end a wait (not
  * blocked, and caught or with a default action that does something);
  * BLOCKED, if not NULL, in place of its blocked mask. */

@@ -50,9 +50,9 @@ void rec_intr_clear(struct task *t)
 /* Whether TID has a handler for SIG (its SigCgt in /proc/TID/status). */
 static int caught(pid_t tid, int sig)
 {
-	struct rec_sig_state st;
+	struct tracer_sigmasks st;
 
-	return sig >= 1 && sig <= 64 && rec_sig_state(tid, &st) == 0 &&
+	return sig >= 1 && sig <= 64 && tracer_task_sigmasks(tid, &st) == 0 &&
 	       (st.caught >> (sig - 1) & 1);
 }
 

@@ -401,29 +401,8 @@ void rec_fire_due(struct rec *r)
  * caught, or with a default action that does something. A traced task
  * queues even ignored signals (sig_ignored() keeps them for the tracer).
  */
-int rec_sig_state(pid_t tid, struct rec_sig_state *st)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	memset(st, 0, sizeof(*st));
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "SigPnd: %" SCNx64, &st->pending);
-		sscanf(line, "ShdPnd: %" SCNx64, &st->shared);
-		sscanf(line, "SigBlk: %" SCNx64, &st->blocked);
-		sscanf(line, "SigIgn: %" SCNx64, &st->ignored);
-		sscanf(line, "SigCgt: %" SCNx64, &st->caught);
-	}
-	fclose(f);
-	return 0;
-}
-
 /* Of QUEUED, what ST's task would take with BLOCKED (NULL: its own mask). */
-static int would_take(const struct rec_sig_state *st, uint64_t queued, const uint64_t *blocked)
+static int would_take(const struct tracer_sigmasks *st, uint64_t queued, const uint64_t *blocked)
 {
 	uint64_t blk = blocked ? *blocked : st->blocked;
 
@@ -433,9 +412,10 @@ static int would_take(const struct rec_sig_state *st, uint64_t queued, const uin
 
 int rec_signal_pending(pid_t tid, const uint64_t *blocked)
 {
-	struct rec_sig_state st;
+	struct tracer_sigmasks st;
 
-	return rec_sig_state(tid, &st) == 0 && would_take(&st, st.pending | st.shared, blocked);
+	return tracer_task_sigmasks(tid, &st) == 0 &&
+	       would_take(&st, st.pending | st.shared, blocked);
 }
 
 static struct task *next_where(struct rec *r, int (*ok)(const struct rec *, const struct task *))
@@ -474,9 +454,9 @@ static int is_interrupted(const struct rec *r, const struct task *t)
  * take (as rec_signal_pending) with BLOCKED (NULL: its own mask). */
 static int takes_shared(pid_t tid, const uint64_t *blocked)
 {
-	struct rec_sig_state st;
+	struct tracer_sigmasks st;
 
-	return rec_sig_state(tid, &st) == 0 && would_take(&st, st.shared, blocked);
+	return tracer_task_sigmasks(tid, &st) == 0 && would_take(&st, st.shared, blocked);
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -213,6 +214,27 @@ int tracer_task_comm(pid_t tid, char *buf, size_t size)
 	}
 	fclose(f);
 	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int tracer_task_sigmasks(pid_t tid, struct tracer_sigmasks *m)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "SigPnd: %" SCNx64, &m->pending);
+		sscanf(line, "ShdPnd: %" SCNx64, &m->shared);
+		sscanf(line, "SigBlk: %" SCNx64, &m->blocked);
+		sscanf(line, "SigIgn: %" SCNx64, &m->ignored);
+		sscanf(line, "SigCgt: %" SCNx64, &m->caught);
+	}
+	fclose(f);
 	return 0;
 }
 

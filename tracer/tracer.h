@@ -421,6 +421,11 @@ int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
 int tracer_fd_info(pid_t tid, int fd, uint64_t *pos, unsigned *flags, int *regular);
 /* Thread TID's name (/proc comm) in BUF: 0, or -errno. */
 int tracer_task_comm(pid_t tid, char *buf, size_t size);
+/* TID's signal masks (bit N-1 for signal N), from /proc/TID/status. */
+struct tracer_sigmasks {
+	uint64_t pending, shared, blocked, ignored, caught;
+};
+int tracer_task_sigmasks(pid_t tid, struct tracer_sigmasks *m);
 /* The CPU time TID has had, user and system, in clock ticks (USER_HZ). */
 int tracer_task_cputime(pid_t tid, uint64_t *ticks);
 /* TID's executable: its ELF class (ELFCLASS32, ELFCLASS64) and its file
