@@ -416,7 +416,7 @@ static int run(struct loc_ctx *c, const struct op *ops, size_t nops, int as_valu
 	}
 	out->why = NULL;
 	out->reg = -1;
-	size_t size = c->size && c->size < DW_VALUE_MAX ? (size_t)c->size : 8;
+	size_t size = !as_value && c->size && c->size < DW_VALUE_MAX ? (size_t)c->size : 8;
 	switch (loc.kind) {
 	case 1:
 		if (as_value) {

@@ -18,4 +18,6 @@ _HM_EOF
     AC_MSG_RESULT([$hm_fuzz])
   ])
   AM_CONDITIONAL([HM_FUZZ], [test "x$hm_fuzz" = xyes])
+  dnl tests/unit/test_symbols reads guests clang built as well as gcc
+  AM_CONDITIONAL([HM_CLANG], [test -n "$CLANG"])
 ])

@@ -3,8 +3,9 @@
  * A guest for tests/unit/test_symbols.c (dwarf/ symbols): locals of every
  * kind of type, set to constants the test knows, handed by address to
  * sink() so that they live in memory at its call at any optimization
- * level; regvar() keeps a value in a register across a call and drops
- * another (optimized out at -O2). Lines marked "code" have code at -O0
+ * level; regvar() keeps a value in a register across calls and drops
+ * another (optimized out at -O2 by the second call, when clang's location
+ * list for it has ended too). Lines marked "code" have code at -O0
  * with gcc and clang; blank lines have none.
  */
 #include <stdbool.h>
@@ -73,6 +74,7 @@ __attribute__((noinline)) int regvar(int n)
 	int gone = get_opaque(); /* code */
 
 	sink_int(kept); /* code */
+	sink_int(kept + 1); /* code */
 	return kept * 3 + n; /* code */
 }
 
