@@ -543,12 +543,88 @@ static void test_regvar(void **state)
 		check_regvar(variants[i]);
 }
 
+static int sh(const char *cmd)
+{
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A stripped copy finds its DWARF by build id under a debug root, or by
+ * .gnu_debuglink beside it; without either it opens empty, and its CFA
+ * still comes from its own .eh_frame. */
+static void test_debug_file(void **state)
+{
+	const char *path = guest_path("cc-O0");
+	static char cmd[32768];
+	char dir[] = "/tmp/hm-symtest-XXXXXX", root[64], stripped[96], linked[96];
+	struct dw_syms *s;
+	struct dw_func fn;
+	struct dw_line row;
+	(void)state;
+
+	if (!path || sh("command -v objcopy >/dev/null") != 0) {
+		skip();
+		return;
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(root, sizeof(root), "%s/root", dir);
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	snprintf(linked, sizeof(linked), "%s/linked", dir);
+	/* the build id, as readelf prints it */
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; id=$(readelf -n '%s' | sed -n 's/.*Build ID: //p'); "
+		 "mkdir -p %s/.build-id/$(echo $id | cut -c1-2); "
+		 "objcopy --only-keep-debug '%s' %s/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug; "
+		 "objcopy --strip-debug '%s' %s; "
+		 "objcopy --only-keep-debug '%s' %s/linked.debug; "
+		 "objcopy --strip-debug --add-gnu-debuglink=%s/linked.debug '%s' %s",
+		 path, root, path, root, path, stripped, path, dir, dir, path, linked);
+	if (sh(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		sh(cmd);
+		skip();
+		return;
+	}
+	assert_int_equal(dw_syms_open_dir(stripped, root, &s), 0);
+	assert_non_null(dw_syms_debug_file(s));
+	assert_non_null(strstr(dw_syms_debug_file(s), "/.build-id/"));
+	assert_int_equal(dw_func_by_name(s, "regvar", &fn, 1), 1);
+	assert_int_equal(dw_line_at(s, fn.entry, &row), 0);
+	dw_syms_close(s);
+
+	assert_int_equal(dw_syms_open_dir(linked, "/nonexistent", &s), 0);
+	assert_non_null(dw_syms_debug_file(s));
+	assert_non_null(strstr(dw_syms_debug_file(s), "linked.debug"));
+	assert_int_equal(dw_func_by_name(s, "regvar", &fn, 1), 1);
+	dw_syms_close(s);
+
+	assert_int_equal(dw_syms_open_dir(stripped, "/nonexistent", &s), 0);
+	assert_null(dw_syms_debug_file(s));
+	assert_null(dw_source_file(s, 0));
+	assert_int_equal(dw_line_at(s, fn.entry, &row), -ENOENT);
+	assert_int_equal(dw_func_by_name(s, "regvar", &fn, 1), 0);
+	{
+		struct stop st = { 0 };
+		struct dw_reader r = { .reg = frame_reg, .arg = &st };
+		uint64_t cfa;
+		st.regs.rsp = 0x1000;
+		/* at a function's first byte the CFA is rsp + 8: here the caller's rsp + 8 */
+		assert_int_equal(dw_cfa_at(s, fn.low, &r, &cfa), 0);
+		assert_int_equal(cfa, 0x1000 + 8 + 8);
+	}
+	dw_syms_close(s);
+	assert_int_equal(dw_syms_open("/nonexistent/file", &s), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	sh(cmd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_regvar),
+		cmocka_unit_test(test_debug_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
