@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dwarf: what Hermit knows about the guest's files. For now the
- * instruction map: the nondeterministic instructions (rdtsc, rdtscp,
- * rdrand, rdseed, rdpid, cpuid) in an ELF file's executable sections,
- * found by decoding them with Zydis.
+ * dwarf: what Hermit knows about the guest's files. The instruction map:
+ * the nondeterministic instructions (rdtsc, rdtscp, rdrand, rdseed,
+ * rdpid, cpuid) in an ELF file's executable sections, found by decoding
+ * them with Zydis, and the counted sites and their patches. And the
+ * symbols a source-level debugger needs (libdwarf and libelf): line
+ * tables, functions and inlined subroutines, variables, their types and
+ * locations, and the CFA (docs/symbols.md).
  */
 #ifndef HERMIT_DWARF_H
 #define HERMIT_DWARF_H
@@ -198,5 +201,296 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		  uint64_t code_addr, size_t code_len, uint8_t *patched, uint8_t *tramp,
 		  uint64_t tramp_addr, size_t tramp_cap, uint64_t counter,
 		  struct dw_patch_site *sites, size_t *nsites);
+
+/*
+ * ---- Symbols (symfile.c, lines.c, scopes.c, types.c, locexpr.c,
+ * cfa.c, basefmt.c): DWARF 4 and 5 as gcc 12 and clang 14 emit them ----
+ *
+ * Every address here is link-time: the caller subtracts the load bias of
+ * a PIE or shared object before asking and adds it to what comes back
+ * (struct dw_reader's bias does that for DW_OP_addr). Strings returned
+ * live as long as the struct dw_syms. A struct dw_syms is not thread-safe
+ * (types are decoded into a cache on first use).
+ */
+struct dw_syms;
+
+/*
+ * Open the symbols of the ELF file at PATH: its own DWARF, else a separate
+ * debug file found through its build id (DEBUG_ROOT/.build-id/xx/yyyy.debug)
+ * or its .gnu_debuglink (beside it, in .debug/ beside it, or under
+ * DEBUG_ROOT with its directory), DEBUG_ROOT NULL meaning /usr/lib/debug.
+ * A file without debug info opens fine with nothing in it (the CFA still
+ * comes from its .eh_frame). 0 or -errno (-ENOEXEC: not an ELF file).
+ */
+int dw_syms_open_dir(const char *path, const char *debug_root, struct dw_syms **out);
+/* dw_syms_open_dir with the default /usr/lib/debug. */
+int dw_syms_open(const char *path, struct dw_syms **out);
+void dw_syms_close(struct dw_syms *syms);
+/* The file the DWARF was read from (PATH or its separate debug file), or
+ * NULL when there is none. */
+const char *dw_syms_debug_file(const struct dw_syms *syms);
+
+/* One row of a line table, with the addresses it covers. */
+struct dw_line {
+	uint64_t addr;	  /* first address of the row */
+	uint64_t end;	  /* first address after it */
+	const char *file; /* full path, as compiled (comp_dir joined, "." and ".." folded) */
+	unsigned line;	  /* 1-based */
+	unsigned column;  /* 0: none */
+	int is_stmt;	  /* a recommended breakpoint place */
+};
+
+/* The row holding ADDR (rows of no bytes are skipped, the last of several
+ * at one address wins, as gdb does). 0 or -ENOENT. */
+int dw_line_at(const struct dw_syms *syms, uint64_t addr, struct dw_line *out);
+
+/*
+ * Where a breakpoint on FILE:LINE goes: the first is_stmt address of LINE
+ * in each function or inlined instance that has it, or, when LINE has no
+ * code, the same for the next line of the file that has (a breakpoint on
+ * a blank line moves; *LINE_OUT says where to). FILE matches a full path,
+ * a path suffix at a '/' or a basename. Up to MAX addresses, ascending, in
+ * ADDRS; returns how many there are (may exceed MAX), or -ENOENT (no such
+ * file, or no code at or after LINE).
+ */
+int dw_line_addrs(const struct dw_syms *syms, const char *file, unsigned line, uint64_t *addrs,
+		  size_t max, unsigned *line_out);
+
+/* The source files with line rows (for DAP loadedSources): file I (0..),
+ * or NULL past the last. */
+const char *dw_source_file(const struct dw_syms *syms, size_t i);
+
+/*
+ * The addresses of the source line at PC (source-level stepping): [*LO,
+ * *HI) is the largest run of consecutive rows around PC with the same
+ * file and line, so a step that leaves it has left the line. 0 or -ENOENT.
+ */
+int dw_line_range(const struct dw_syms *syms, uint64_t pc, uint64_t *lo, uint64_t *hi);
+
+/* The first is_stmt row at or after END that is on another line than the
+ * one at END - 1 (where a step over a line's range lands when it falls
+ * through). 0 or -ENOENT. */
+int dw_line_next(const struct dw_syms *syms, uint64_t end, struct dw_line *out);
+
+/* A function, inlined instance or lexical block: handles are DIE offsets. */
+enum dw_scope_kind {
+	DW_SCOPE_FUNCTION = 1,
+	DW_SCOPE_INLINED = 2,
+	DW_SCOPE_BLOCK = 3,
+};
+
+struct dw_func {
+	const char *name;      /* DW_AT_name, through abstract origins and specifications */
+	const char *linkage;   /* DW_AT_linkage_name, or NULL */
+	uint64_t low, high;    /* lowest address and the end of the highest range */
+	uint64_t entry;	       /* after the prologue: the second line row's address,
+				* or LOW (for function breakpoints) */
+	const char *decl_file; /* or NULL */
+	unsigned decl_line;
+	uint64_t die; /* handle */
+};
+
+/* The function (not an inlined instance) holding PC. 0 or -ENOENT. */
+int dw_func_at(const struct dw_syms *syms, uint64_t pc, struct dw_func *out);
+
+/* The out-of-line functions named NAME (or whose linkage name is NAME): up
+ * to MAX in OUT, the count (may exceed MAX; 0: none). */
+int dw_func_by_name(const struct dw_syms *syms, const char *name, struct dw_func *out,
+		    size_t max);
+
+/*
+ * One source-level frame at a pc: the real function or an inlined
+ * subroutine. Depth 0 is the innermost; FILE:LINE:COLUMN is where the
+ * frame is: for depth 0 the line row at the pc, for depth d > 0 the call
+ * site of the inlined frame d - 1.
+ */
+struct dw_frame {
+	const char *name;
+	int inlined;	  /* 1: an inlined subroutine, 0: the real function (the last) */
+	uint64_t low, high; /* its lowest address and end of its highest range */
+	const char *file; /* or NULL */
+	unsigned line, column;
+	uint64_t die; /* handle of the function or inlined subroutine */
+};
+
+/* The frames at PC, innermost first, up to MAX; the count (may exceed
+ * MAX), 0 when no function holds PC. */
+int dw_frames_at(const struct dw_syms *syms, uint64_t pc, struct dw_frame *out, size_t max);
+
+/* A parameter or local. */
+struct dw_var {
+	const char *name;
+	int is_param;
+	uint64_t type;	     /* type handle for dw_type_get, 0: void or unknown */
+	unsigned decl_line;  /* 0: unknown */
+	uint64_t die;	     /* the variable's DIE, for dw_var_read */
+	uint64_t frame_die;  /* the real function, whose DW_AT_frame_base applies */
+	uint64_t func_low;   /* its entry, for DW_OP_entry_value at the entry */
+};
+
+/*
+ * The parameters and locals visible at PC in frame DEPTH (as dw_frames_at
+ * counts): parameters first, then locals from the innermost lexical block
+ * out, a name shadowed by an inner one left out. Variables an out-of-line
+ * or inlined copy dropped but its abstract origin declares are listed
+ * too (they read as optimized out). Up to MAX in OUT; the count (may
+ * exceed MAX), or -ENOENT when there is no such frame.
+ */
+int dw_vars_at(const struct dw_syms *syms, uint64_t pc, int depth, struct dw_var *out,
+	       size_t max);
+
+/* ---- types.c ---- */
+
+enum dw_type_kind {
+	DW_TYPE_VOID = 0, /* handle 0, or a DWARF unspecified type */
+	DW_TYPE_BASE,
+	DW_TYPE_POINTER, /* also C++ references */
+	DW_TYPE_ARRAY,
+	DW_TYPE_STRUCT,
+	DW_TYPE_UNION,
+	DW_TYPE_ENUM,
+	DW_TYPE_TYPEDEF,
+	DW_TYPE_CONST,
+	DW_TYPE_VOLATILE,
+	DW_TYPE_FUNCTION, /* a subroutine type: what a function pointer points at */
+};
+
+enum dw_encoding {
+	DW_ENC_NONE = 0,
+	DW_ENC_SIGNED,
+	DW_ENC_UNSIGNED,
+	DW_ENC_FLOAT,
+	DW_ENC_BOOL,
+	DW_ENC_SIGNED_CHAR,
+	DW_ENC_UNSIGNED_CHAR,
+};
+
+/* A struct or union member, or a function type's parameter (name NULL). */
+struct dw_member {
+	const char *name;    /* NULL: anonymous */
+	uint64_t type;	     /* handle */
+	uint64_t offset;     /* bytes from the start of the object */
+	unsigned bit_size;   /* 0: not a bitfield */
+	uint64_t bit_offset; /* bitfields: bits from the start of the object,
+			      * least significant bit first (x86-64) */
+};
+
+struct dw_enumerator {
+	const char *name;
+	int64_t value;
+};
+
+struct dw_dim {
+	int64_t lower;	/* 0 in C */
+	uint64_t count; /* elements; 0 with unknown set for int a[] and VLAs */
+	int unknown;
+};
+
+struct dw_type {
+	enum dw_type_kind kind;
+	const char *name;  /* NULL: anonymous (pointers, arrays, ...) */
+	uint64_t size;	   /* bytes; arrays: all elements */
+	enum dw_encoding encoding; /* DW_TYPE_BASE, and DW_TYPE_ENUM's underlying one */
+	uint64_t target;   /* pointee, element, aliased, qualified or return type;
+			    * 0: void */
+	size_t nmembers;   /* struct, union, function parameters */
+	const struct dw_member *members;
+	size_t nenumerators;
+	const struct dw_enumerator *enumerators;
+	size_t ndims;	   /* arrays: outermost first */
+	const struct dw_dim *dims;
+	int varargs;	   /* function types with ... */
+	uint64_t die;	   /* its handle */
+};
+
+/* The type with handle TYPE, decoded once and kept (struct members come
+ * with it, not their types: walk them with further calls). 0, -ENOENT
+ * (handle 0 gives DW_TYPE_VOID), or -EINVAL (not a type). */
+int dw_type_get(struct dw_syms *syms, uint64_t type, const struct dw_type **out);
+
+/* TYPE with typedefs, const and volatile stripped. */
+int dw_type_strip(struct dw_syms *syms, uint64_t type, const struct dw_type **out);
+
+/* ---- locexpr.c and cfa.c: where a variable is, through a caller's reader ---- */
+
+/*
+ * How the evaluator reaches a stopped thread (gdb's remote protocol, a
+ * ptrace'd task, a core file). DWARF register numbers are x86-64's: 0 rax,
+ * 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip,
+ * 17-32 xmm0-15 (their low 8 bytes). reg and mem return 0, or -errno for a
+ * value the caller cannot have (a caller-saved register in an outer frame).
+ */
+struct dw_reader {
+	int (*reg)(void *arg, int dwarf_regno, uint64_t *val);
+	int (*mem)(void *arg, uint64_t addr, void *buf, size_t len); /* run-time addresses */
+	uint64_t pc;   /* link-time pc of the frame: in an outer frame the return address - 1 */
+	uint64_t cfa;  /* the frame's CFA (run-time); 0: dw_var_read computes it */
+	uint64_t bias; /* run-time minus link-time addresses of this file */
+	void *arg;
+};
+
+enum dw_value_kind {
+	DW_VALUE_OPTIMIZED_OUT = 0, /* no location at this pc, or one not recoverable */
+	DW_VALUE_MEMORY,	    /* it lives at addr (run-time): read it there */
+	DW_VALUE_BYTES,		    /* its bytes are in bytes[] (registers, computed
+				     * values, pieces) */
+};
+
+#define DW_VALUE_MAX 64 /* bytes a value not in memory can have */
+
+struct dw_value {
+	enum dw_value_kind kind;
+	uint64_t addr;	/* DW_VALUE_MEMORY */
+	int reg;	/* DW_VALUE_BYTES from one register: its DWARF number, else -1 */
+	size_t size;	/* DW_VALUE_BYTES: bytes valid in bytes[] */
+	int partial;	/* DW_VALUE_BYTES from pieces of which some are optimized out
+			 * (zeros in bytes[]) */
+	unsigned char bytes[DW_VALUE_MAX];
+	const char *why; /* DW_VALUE_OPTIMIZED_OUT: a short reason */
+};
+
+/*
+ * Where VAR is (or what it is) in the frame R describes: its
+ * DW_AT_location (an expression or a location list, DWARF 4 .debug_loc or
+ * DWARF 5 .debug_loclists) evaluated at R->pc. SIZE is the variable's
+ * type size (dw_type_get), the most bytes a value is given. 0 with OUT set
+ * (an unevaluable expression is DW_VALUE_OPTIMIZED_OUT with a reason), or
+ * -errno when a read the location needs failed.
+ */
+int dw_var_read(struct dw_syms *syms, const struct dw_var *var, const struct dw_reader *r,
+		uint64_t size, struct dw_value *out);
+
+/* Read SIZE bytes of the value VAL into BUF: from memory through R for
+ * DW_VALUE_MEMORY, from its bytes otherwise. 0, -ENODATA (optimized out
+ * or too short), or the reader's error. */
+int dw_value_fetch(const struct dw_value *val, const struct dw_reader *r, void *buf,
+		   size_t size);
+
+/*
+ * The CFA (the caller's stack pointer before its call) of the frame at
+ * link-time PC from the file's .eh_frame or .debug_frame, with registers
+ * read through R (R->pc is ignored). 0, -ENOENT (no FDE covers PC) or
+ * -errno.
+ */
+int dw_cfa_at(struct dw_syms *syms, uint64_t pc, const struct dw_reader *r, uint64_t *cfa);
+
+/* ---- basefmt.c: base values as text ---- */
+
+/*
+ * Write the value of base type T (or an enum, named by its enumerator
+ * when one matches) in BYTES (at least T->size) as text, as gdb does:
+ * -3, 4000, 2.25, true, 81 'Q'. With BIT_SIZE > 0, the value is the
+ * bitfield of BIT_SIZE bits at BIT_OFFSET (from the start of BYTES, least
+ * significant bit first), sign-extended when T is signed. The length
+ * written (snprintf's), or -EINVAL for a type that is not a base type or
+ * an enum.
+ */
+int dw_base_format(const struct dw_type *t, const void *bytes, size_t len, unsigned bit_size,
+		   uint64_t bit_offset, char *buf, size_t bufsz);
+
+/* The bits BIT_OFFSET..+BIT_SIZE (<= 64) of BYTES (LEN bytes, least
+ * significant bit first), sign-extended when IS_SIGNED. */
+uint64_t dw_bits_extract(const void *bytes, size_t len, uint64_t bit_offset, unsigned bit_size,
+			 int is_signed);
 
 #endif /* HERMIT_DWARF_H */

@@ -17,7 +17,9 @@ AC_DEFUN([HM_DEPENDENCIES], [
   dnl Debian 12's libdwarf-dev ships no .pc file.
   AC_CHECK_HEADER([libdwarf/libdwarf.h], [],
     [AC_MSG_ERROR([libdwarf.h not found: install the Debian package libdwarf-dev])])
-  AC_CHECK_LIB([dwarf], [dwarf_init_b], [DWARF_LIBS="-ldwarf"],
+  dnl libdwarf needs zlib (libelf-dev brings zlib1g-dev); dwarf/symfile.c
+  dnl uses its crc32 for .gnu_debuglink too.
+  AC_CHECK_LIB([dwarf], [dwarf_init_b], [DWARF_LIBS="-ldwarf -lz"],
     [AC_MSG_ERROR([libdwarf not found: install the Debian package libdwarf-dev])], [$ELF_LIBS -lz])
   DWARF_CFLAGS="-I/usr/include/libdwarf"
   AC_SUBST([DWARF_CFLAGS])
