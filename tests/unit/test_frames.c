@@ -26,82 +26,14 @@
 #include <cmocka.h>
 
 #include "dap/frames.h"
+#include "ptguest.h"
 
 static char guest[4096];
 #define GUEST guest
 
-static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	pid_t pid = *(pid_t *)arg;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -EIO;
-}
-
-static int read_reg(void *arg, int regno, uint64_t *val)
-{
-	pid_t pid = *(pid_t *)arg;
-	struct user_regs_struct r;
-	/* DWARF's x86-64 numbering. */
-	const size_t at[17] = {
-		offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rdx),
-		offsetof(struct user_regs_struct, rcx), offsetof(struct user_regs_struct, rbx),
-		offsetof(struct user_regs_struct, rsi), offsetof(struct user_regs_struct, rdi),
-		offsetof(struct user_regs_struct, rbp), offsetof(struct user_regs_struct, rsp),
-		offsetof(struct user_regs_struct, r8),	offsetof(struct user_regs_struct, r9),
-		offsetof(struct user_regs_struct, r10), offsetof(struct user_regs_struct, r11),
-		offsetof(struct user_regs_struct, r12), offsetof(struct user_regs_struct, r13),
-		offsetof(struct user_regs_struct, r14), offsetof(struct user_regs_struct, r15),
-		offsetof(struct user_regs_struct, rip),
-	};
-
-	if (regno < 0 || regno > 16 || ptrace(PTRACE_GETREGS, pid, 0, &r) < 0)
-		return -EIO;
-	memcpy(val, (char *)&r + at[regno], sizeof(*val));
-	return 0;
-}
-
-static pid_t start_guest(void)
-{
-	pid_t pid = fork();
-	int st;
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		execl(GUEST, GUEST, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP); /* the exec */
-	return pid;
-}
-
-/* Run PID to its next stop by signal SIG, handing it DELIVER on the way. */
-static void run_to(pid_t pid, int sig, int deliver)
-{
-	int st;
-
-	assert_int_equal(ptrace(PTRACE_CONT, pid, 0, (void *)(uintptr_t)deliver), 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFSTOPPED(st));
-	assert_int_equal(WSTOPSIG(st), sig);
-}
-
 static void load(struct dap_modules *ms, struct dap_target *t)
 {
-	char path[64];
-	uint8_t auxv[4096];
-	ssize_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", *(pid_t *)t->arg);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = (ssize_t)fread(auxv, 1, sizeof(auxv), f);
-	fclose(f);
-	assert_true(n > 16);
-	assert_int_equal(dap_modules_load(ms, t, auxv, (size_t)n, GUEST, NULL, NULL), 0);
+	pt_modules(ms, t->arg, GUEST);
 }
 
 static const char *name_of(const struct dap_modules *ms, uint64_t pc)
@@ -140,8 +72,8 @@ static void print_frames(const struct dap_modules *ms, const struct dap_frame *f
 
 static void test_modules_at_exec(void **state)
 {
-	pid_t pid = start_guest();
-	struct dap_target t = { read_mem, read_reg, &pid };
+	pid_t pid = pt_start(GUEST);
+	struct dap_target t = { pt_read_mem, pt_read_reg, &pid };
 	struct dap_modules ms;
 	uint64_t rip;
 
@@ -152,23 +84,22 @@ static void test_modules_at_exec(void **state)
 	assert_int_equal(ms.n, 2);
 	assert_string_equal(ms.v[0].name, GUEST);
 	assert_non_null(strstr(ms.v[1].name, "ld-linux"));
-	assert_int_equal(read_reg(&pid, 16, &rip), 0);
+	assert_int_equal(pt_read_reg(&pid, 16, &rip), 0);
 	assert_ptr_equal(dap_module_at(&ms, rip), &ms.v[1]);
 	dap_modules_free(&ms);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	pt_end(pid);
 }
 
 static void test_through_libc(void **state)
 {
-	pid_t pid = start_guest();
-	struct dap_target t = { read_mem, read_reg, &pid };
+	pid_t pid = pt_start(GUEST);
+	struct dap_target t = { pt_read_mem, pt_read_reg, &pid };
 	struct dap_modules ms;
 	struct dap_frame f[64];
 	int n, leaf, middle, cmp, qs, mainf, libc = 0;
 
 	(void)state;
-	run_to(pid, SIGTRAP, 0);
+	pt_run_to(pid, SIGTRAP, 0);
 	dap_modules_init(&ms);
 	load(&ms, &t);
 	for (size_t i = 0; i < ms.n; i++)
@@ -194,22 +125,21 @@ static void test_through_libc(void **state)
 	/* A caller's line is its call's: the address before the return. */
 	assert_int_equal(f[middle].lookup, f[middle].pc - 1);
 	dap_modules_free(&ms);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	pt_end(pid);
 }
 
 static void test_through_signal(void **state)
 {
-	pid_t pid = start_guest();
-	struct dap_target t = { read_mem, read_reg, &pid };
+	pid_t pid = pt_start(GUEST);
+	struct dap_target t = { pt_read_mem, pt_read_reg, &pid };
 	struct dap_modules ms;
 	struct dap_frame f[64];
 	int n, handler, inter, mainf, sig = -1;
 
 	(void)state;
-	run_to(pid, SIGTRAP, 0);       /* under qsort */
-	run_to(pid, SIGUSR1, 0);       /* raise(SIGUSR1) in interrupted() */
-	run_to(pid, SIGTRAP, SIGUSR1); /* the handler's leaf */
+	pt_run_to(pid, SIGTRAP, 0);	  /* under qsort */
+	pt_run_to(pid, SIGUSR1, 0);	  /* raise(SIGUSR1) in interrupted() */
+	pt_run_to(pid, SIGTRAP, SIGUSR1); /* the handler's leaf */
 	dap_modules_init(&ms);
 	load(&ms, &t);
 	n = dap_unwind(&ms, &t, f, 64);
@@ -230,8 +160,7 @@ static void test_through_signal(void **state)
 	assert_int_equal(f[sig].lookup, f[sig].pc);
 	assert_int_equal(f[sig].have & 0x1ffff, 0x1ffff);
 	dap_modules_free(&ms);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	pt_end(pid);
 }
 
 static void test_no_file(void **state)
