@@ -339,6 +339,18 @@ struct dw_var {
 int dw_vars_at(const struct dw_syms *syms, uint64_t pc, int depth, struct dw_var *out,
 	       size_t max);
 
+/* ---- globals.c: names at file scope ---- */
+
+/* The global or file-static variable NAME (its definition: the first, when
+ * several units define a static one so named). Its frame_die and func_low
+ * are 0: its location needs no frame. 0 or -ENOENT. */
+int dw_global_by_name(struct dw_syms *syms, const char *name, struct dw_var *out);
+
+/* The type named NAME at file scope: with TAG 's', 'u' or 'e' the struct,
+ * union or enum so tagged, with TAG 0 a typedef or base type ("int",
+ * "unsigned int", "size_t"). Its handle in *TYPE; 0 or -ENOENT. */
+int dw_type_by_name(struct dw_syms *syms, const char *name, int tag, uint64_t *type);
+
 /* ---- types.c ---- */
 
 enum dw_type_kind {

@@ -50,6 +50,14 @@ struct type_slot {
 	struct dw_type *type;
 };
 
+/* A name at file scope (globals.c). */
+enum { SYM_NAMED_VAR, SYM_NAMED_TYPE, SYM_NAMED_STRUCT, SYM_NAMED_UNION, SYM_NAMED_ENUM };
+struct sym_named {
+	const char *name;
+	Dwarf_Off die;
+	uint8_t kind;
+};
+
 struct dw_syms {
 	Dwarf_Debug dbg;       /* the DWARF; NULL when the file has none */
 	Dwarf_Debug frame_dbg; /* the file itself, for .eh_frame (may be dbg) */
@@ -75,6 +83,11 @@ struct dw_syms {
 	Dwarf_Cie *eh_cie, *dbg_cie;
 	Dwarf_Fde *eh_fde, *dbg_fde;
 	Dwarf_Signed eh_ncie, eh_nfde, dbg_ncie, dbg_nfde;
+
+	/* names at file scope, indexed on first lookup (globals.c) */
+	struct sym_named *named; /* by name */
+	size_t nnamed, named_cap;
+	int named_loaded;
 };
 
 /* symfile.c */
@@ -124,6 +137,9 @@ int sym_eval_locdesc(struct loc_ctx *c, Dwarf_Locdesc_c desc, Dwarf_Unsigned nop
 int sym_eval_block(struct loc_ctx *c, const void *expr, size_t len, int as_value,
 		   struct dw_value *out);
 void sym_drop_error(Dwarf_Debug dbg, Dwarf_Error *err);
+
+/* globals.c */
+void sym_named_free(struct dw_syms *s);
 
 /* cfa.c */
 void sym_frames_free(struct dw_syms *s);

@@ -356,6 +356,7 @@ void dw_syms_close(struct dw_syms *s)
 		return;
 	sym_frames_free(s);
 	sym_types_free(s);
+	sym_named_free(s);
 	if (s->frame_dbg && s->frame_dbg != s->dbg) {
 		dwarf_finish(s->frame_dbg, &err);
 		sym_drop_error(NULL, &err);

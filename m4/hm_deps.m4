@@ -11,7 +11,7 @@ AC_DEFUN([HM_DEPENDENCIES], [
   HM_REQUIRE_PKG([LZMA], [liblzma], [liblzma-dev])
   HM_REQUIRE_PKG([CRYPTO], [libcrypto], [libssl-dev])
   HM_REQUIRE_PKG([ELF], [libelf], [libelf-dev])
-  HM_REQUIRE_PKG([UNWIND], [libunwind libunwind-ptrace], [libunwind-dev])
+  HM_REQUIRE_PKG([UNWIND], [libunwind-generic], [libunwind-dev])
   HM_REQUIRE_PKG([CJSON], [libcjson], [libcjson-dev])
   HM_REQUIRE_PKG([CMOCKA], [cmocka], [libcmocka-dev])
   dnl Debian 12's libdwarf-dev ships no .pc file.
