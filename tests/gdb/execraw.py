@@ -11,55 +11,10 @@
 # after the exec. Prints PASS, or FAIL and why (exit status 1).
 import os
 import re
-import socket
 import struct
 import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def packet(body):
-    return b"$" + body + b"#" + b"%02x" % (sum(body) & 0xff)
-
-
-class Rsp:
-    def __init__(self, port):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=60)
-        self.buf = b""
-
-    def reply(self):
-        """The next packet's body (acks and O output skipped), unescaped."""
-        while True:
-            m = re.search(rb"\$([^#]*)#[0-9a-f]{2}", self.buf, re.S)
-            if m:
-                self.buf = self.buf[m.end():]
-                body = m.group(1)
-                if body.startswith(b"O") and body != b"OK":
-                    continue
-                return re.sub(rb"\}(.)", lambda e: bytes([e.group(1)[0] ^ 0x20]), body,
-                              flags=re.S)
-            data = self.s.recv(4096)
-            if not data:
-                fail("the connection closed")
-            self.buf += data
-
-    def ask(self, body):
-        self.s.sendall(packet(body))
-        return self.reply()
-
-    def xfer(self, obj):
-        data, off = b"", 0
-        while True:
-            r = self.ask(b"qXfer:%s:read::%x,800" % (obj, off))
-            if r[:1] not in (b"m", b"l"):
-                fail("qXfer:%s: %r" % (obj.decode(), r))
-            data += r[1:]
-            off += len(r) - 1
-            if r[:1] == b"l":
-                return data
+from rawrsp import Rsp, fail, packet
 
 
 def at_entry(auxv):

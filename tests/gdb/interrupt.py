@@ -8,59 +8,13 @@
 # hits. Prints PASS, or FAIL and why (exit status 1).
 import os
 import re
-import socket
-import sys
 import time
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def packet(body):
-    return b"$" + body + b"#" + b"%02x" % (sum(body) & 0xff)
-
-
-class Rsp:
-    def __init__(self, port):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=60)
-        self.buf = b""
-
-    def send(self, data):
-        self.s.sendall(data)
-
-    def reply(self):
-        """The next packet's body (acks and O output skipped)."""
-        while True:
-            m = re.search(rb"\$([^#]*)#[0-9a-f]{2}", self.buf)
-            if m:
-                self.buf = self.buf[m.end():]
-                if m.group(1).startswith(b"O") and m.group(1) != b"OK":
-                    self.out += bytes.fromhex(m.group(1)[1:].decode())
-                    continue
-                return m.group(1)
-            data = self.s.recv(4096)
-            if not data:
-                fail("the connection closed")
-            self.buf += data
-
-    def ask(self, body):
-        self.send(packet(body))
-        return self.reply()
-
-    def monitor(self, cmd):
-        self.out = b""
-        r = self.ask(b"qRcmd," + cmd.encode().hex().encode())
-        if r != b"OK":
-            fail("monitor %s: %r" % (cmd, r))
-        return self.out.decode().strip()
+from rawrsp import Rsp, fail, packet
 
 
 rsp = Rsp(int(os.environ["HERMIT_GDB_PORT"]))
-rsp.send(b"+")
-if rsp.ask(b"QStartNoAckMode") != b"OK":
-    fail("no QStartNoAckMode")
+rsp.no_ack()
 rsp.send(b"+")
 rsp.ask(b"?")
 rsp.out = b""

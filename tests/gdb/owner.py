@@ -11,18 +11,10 @@
 # get F-1. Prints PASS, or FAIL and why (exit status 1).
 import os
 import re
-import socket
 import subprocess
 import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def packet(body):
-    return b"$" + body + b"#" + b"%02x" % (sum(body) & 0xff)
+from rawrsp import Rsp, fail, packet
 
 
 port = int(os.environ["HERMIT_GDB_PORT"])
@@ -60,31 +52,8 @@ else:
     print("(not root: no other user's connection tried)")
 
 
-class Rsp:
-    def __init__(self):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=60)
-        self.buf = b""
-
-    def reply(self):
-        while True:
-            m = re.search(rb"\$([^#]*)#[0-9a-f]{2}", self.buf, re.S)
-            if m:
-                self.buf = self.buf[m.end():]
-                return m.group(1)
-            data = self.s.recv(4096)
-            if not data:
-                fail("the owner's connection closed")
-            self.buf += data
-
-    def ask(self, body):
-        self.s.sendall(packet(body))
-        return self.reply()
-
-
-rsp = Rsp()
-rsp.s.sendall(b"+")
-if rsp.ask(b"QStartNoAckMode") != b"OK":
-    fail("no QStartNoAckMode")
+rsp = Rsp(port, "the owner's connection")
+rsp.no_ack()
 rsp.ask(b"?")
 
 O_WRONLY, O_RDWR, O_CREAT = 0x1, 0x2, 0x200
