@@ -231,20 +231,20 @@ static unw_accessors_t accessors = {
 	.get_proc_name = get_proc_name,
 };
 
-/* Registers a caller's frame keeps (System V x86-64 ABI, 3.2.1: rbx, rbp,
- * r12-r15 are callee-saved; rsp and rip are what the unwind computes). */
-static const int kept[] = { 3, 6, 7, 12, 13, 14, 15, 16 };
-
-static void frame_regs(struct dap_frame *f, unw_cursor_t *c, int all)
+/*
+ * A caller's registers as libunwind recovers them: those the CFI saved
+ * come from where it saved them, and the others keep the callee's values,
+ * which is what DWARF's default "same value" rule says and what gdb
+ * shows. gcc -O2 relies on it: its location lists keep a value in a
+ * caller-saved register across a call it knows leaves that register alone.
+ */
+static void frame_regs(struct dap_frame *f, unw_cursor_t *c)
 {
 	f->have = 0;
 	for (int r = 0; r < NREGS; r++) {
 		unw_word_t v;
-		int keep = all;
 
-		for (size_t k = 0; !keep && k < sizeof(kept) / sizeof(kept[0]); k++)
-			keep = kept[k] == r;
-		if (keep && unw_get_reg(c, r, &v) == 0) {
+		if (unw_get_reg(c, r, &v) == 0) {
 			f->regs[r] = v;
 			f->have |= 1u << r;
 		}
@@ -315,7 +315,7 @@ int dap_unwind(const struct dap_modules *ms, const struct dap_target *t, struct 
 		f->pc = ip;
 		f->signal = interrupted;
 		f->lookup = interrupted ? ip : ip - 1;
-		frame_regs(f, &c, interrupted);
+		frame_regs(f, &c);
 	}
 	unw_destroy_addr_space(as);
 	free(u);
