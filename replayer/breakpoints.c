@@ -122,7 +122,7 @@ void replay_dbg_exec_bps(struct dbg *d)
 		else
 			i++;
 	}
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < MAX_WPS; i++) {
 		if (d->wps[i].gen != d->gen)
 			d->wps[i].type = 0;
 	}

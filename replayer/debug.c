@@ -207,7 +207,7 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 	if (type >= 2) {
 		int free_slot = -1;
 
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < MAX_WPS; i++) {
 			if (d->wps[i].type == type && d->wps[i].addr == addr) {
 				if (!insert)
 					d->wps[i].type = 0;
@@ -689,6 +689,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));
+	for (int i = 0; i < 4; i++)
+		d.dr_wp[i] = -1;
 	d.rc = rc;
 	replay_cp_init(&d, life_fd, news_fd);
 	d.fd = accept_owner(listen_fd);

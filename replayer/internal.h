@@ -90,6 +90,11 @@ enum mode {
 };
 
 #define MAX_BPS	   256
+/* Watchpoints gdb may set: each is a Z2-Z4 of at most 8 aligned bytes
+ * (gdb splits a larger object). Only writes fit x86's four debug
+ * registers; the rest, and all where the host ignores them, are watched by
+ * single steps, so their number is not the hardware's. */
+#define MAX_WPS 64
 #define MAX_COUNTS 256
 
 struct bp {
@@ -139,7 +144,8 @@ struct dbg {
 		uint64_t addr;
 		int len, type; /* type 2 write, 3 read, 4 access */
 		uint64_t gen;  /* its program, as a breakpoint's */
-	} wps[4];
+	} wps[MAX_WPS]; /* type 0: a free slot */
+	int dr_wp[4];	/* the watchpoint each debug register holds, or -1 */
 	int reason; /* of the stop: RSP_REASON_* */
 	uint64_t watch_addr;
 
@@ -177,7 +183,7 @@ struct dbg {
 	int begin;	    /* the stop is at the start, reached backwards */
 	int over;	    /* stepping off a breakpoint: 1 to go on after, 2 to stop */
 	int wstep;	    /* continuing by single steps to watch memory */
-	uint8_t wold[4][8]; /* the watched bytes as last seen */
+	uint8_t wold[MAX_WPS][8]; /* the watched bytes as last seen */
 	/* reverse-continue with watchpoints: a SCAN notes the last event
 	 * interval in which watched bytes changed, a WFIND steps through it */
 	int wsnap_due;	      /* SCAN: snapshot the watched bytes at the first stop */

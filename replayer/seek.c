@@ -739,10 +739,10 @@ int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
 		tracer_set_regs(tid, &r);
 		d->reason = RSP_REASON_SWBREAK;
 	} else if (dr6 & 0xf) {
-		int i = __builtin_ctzl(dr6 & 0xf);
+		int i = d->dr_wp[__builtin_ctzl(dr6 & 0xf)];
 
 		ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(6), (void *)0);
-		if (d->wps[i].type != 2)
+		if (i < 0 || d->wps[i].type != 2)
 			return 0; /* (only writes are in the debug registers) */
 		d->reason = RSP_REASON_WATCH;
 		d->watch_addr = d->wps[i].addr;

@@ -27,12 +27,15 @@
 #include "internal.h"
 #include "tracer/tracer.h"
 
-/* The watchpoints into every thread's debug registers (DR0-3, DR7). */
+/* The first four write watchpoints into every thread's debug registers
+ * (DR0-3, DR7); d->dr_wp says which is where. */
 void replay_dbg_set_watchpoints(struct dbg *d)
 {
 	unsigned long dr7 = 0;
+	uint64_t addr[4] = { 0 };
+	int n = 0;
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < MAX_WPS && n < 4; i++) {
 		static const unsigned long len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
 
 		/* Writes only (R/W 01): reads go by steps, since x86 has no
@@ -40,17 +43,22 @@ void replay_dbg_set_watchpoints(struct dbg *d)
 		 * write. */
 		if (d->wps[i].type != 2)
 			continue;
-		dr7 |= 1ul << (2 * i);
-		dr7 |= 1ul << (16 + 4 * i);
-		dr7 |= len[d->wps[i].len <= 8 ? d->wps[i].len : 8] << (18 + 4 * i);
+		d->dr_wp[n] = i;
+		addr[n] = d->wps[i].addr;
+		dr7 |= 1ul << (2 * n);
+		dr7 |= 1ul << (16 + 4 * n);
+		dr7 |= len[d->wps[i].len <= 8 ? d->wps[i].len : 8] << (18 + 4 * n);
+		n++;
 	}
+	for (int k = n; k < 4; k++)
+		d->dr_wp[k] = -1;
 	for (size_t t = 0; d->stop && t < d->stop->nthreads; t++) {
 		pid_t tid = d->stop->threads[t].tid;
 
 		if (d->stop->threads[t].tgid != d->tgid)
 			continue;
 		for (int i = 0; i < 4; i++)
-			ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(i), (void *)d->wps[i].addr);
+			ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(i), (void *)addr[i]);
 		ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(7), (void *)dr7);
 	}
 }
@@ -64,7 +72,7 @@ void replay_dbg_set_watchpoints(struct dbg *d)
 /* Whether a watchpoint of a type in TYPES (bit 1 << type) is set. */
 static int watching_for(const struct dbg *d, unsigned types)
 {
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < MAX_WPS; i++) {
 		if (d->wps[i].type && (types & (1u << d->wps[i].type)))
 			return 1;
 	}
@@ -78,7 +86,7 @@ int replay_dbg_watching(const struct dbg *d)
 
 void replay_dbg_watch_snapshot(struct dbg *d)
 {
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < MAX_WPS; i++) {
 		if (d->wps[i].type &&
 		    tracer_read_mem(d->tgid, d->wps[i].addr, d->wold[i], (size_t)d->wps[i].len) < 0)
 			memset(d->wold[i], 0, sizeof(d->wold[i]));
@@ -89,7 +97,7 @@ void replay_dbg_watch_snapshot(struct dbg *d)
  * reason and address are set and the snapshot is the new value. */
 int replay_dbg_watch_changed(struct dbg *d)
 {
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < MAX_WPS; i++) {
 		uint8_t now[8];
 
 		if (!d->wps[i].type || d->wps[i].type == 3 ||
@@ -133,7 +141,7 @@ static int access_ahead(struct dbg *d, pid_t tid, const struct user_regs_struct 
 	}
 	n = dw_insn_accesses(insn, len, r, acc, sizeof(acc) / sizeof(acc[0]));
 	for (int a = 0; a < n; a++) {
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < MAX_WPS; i++) {
 			int t = d->wps[i].type;
 
 			if ((t == 3 && acc[a].read) || (t == 4 && (acc[a].read || acc[a].write))) {

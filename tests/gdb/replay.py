@@ -228,6 +228,25 @@ try:
     check(stops and gdb.BP_ACCESS_WATCHPOINT in stops[-1] and pc() == read_pc,
           "stepi over the read: stop %r at %#x" % (stops[-1:], pc()))
 
+    # More watchpoints than x86 has debug registers (the stub took 4, and
+    # gdb could not insert a fifth): five on bytes nothing writes (main's
+    # code) and one on the global. Forwards the global's write stops;
+    # backwards, the write before it.
+    run("delete")
+    for off in range(0, 40, 8):
+        run("watch *(long *)((char *)&main + %d)" % off)
+    run("watch counter")
+    c0 = counter()
+    run("continue")
+    check(stops and any(k in WATCH_KINDS for k in stops[-1]) and func() == "bump",
+          "six watchpoints: stop %r in %s" % (stops[-1:], func()))
+    c1 = counter()
+    check(c1 != c0, "six watchpoints: counter still %d" % c1)
+    run("reverse-continue")
+    check(stops and any(k in WATCH_KINDS for k in stops[-1]) and func() == "bump",
+          "six watchpoints backwards: stop %r in %s" % (stops[-1:], func()))
+    check(counter() == c0, "six watchpoints backwards: counter %d, not %d" % (counter(), c0))
+
     # count_down's first instruction is also its loop's head: from its last
     # pass there, reverse-stepi lands on the jump back; from its first, on
     # the call in main.
