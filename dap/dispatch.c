@@ -341,7 +341,9 @@ int dap_input(struct dap *d, const void *bytes, size_t len)
 			continue;
 		}
 		hm_trace("dap: <- %s", body);
-		msg = cJSON_ParseWithLength(body, blen);
+		/* the whole body, nothing after the value: a length too long
+		 * takes in bytes of the next message */
+		msg = cJSON_ParseWithLengthOpts(body, blen + 1, NULL, 1);
 		if (!msg || !cJSON_IsObject(msg)) {
 			/* A length too long swallows the start of the next
 			 * message: give that one its chance. */
