@@ -12,16 +12,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hermit-dap [--hermit PATH] [--log=LEVEL]\n"
-		   "\n"
-		   "A debug adapter (DAP) on stdin and stdout: an editor starts it and\n"
-		   "launches a recording ('hermit record list') with a launch configuration\n"
-		   "of type \"hermit\" (docs/dap.md). It replays the recording with\n"
-		   "'hermit replay --gdbserver-only' on 127.0.0.1 and talks to it.\n"
-		   "\n"
-		   "  --hermit PATH  the hermit program (default: the one beside hermit-dap,\n"
-		   "                 else hermit on PATH); launch's \"hermit\" overrides it\n"
-		   "  --log=LEVEL    error, warn, info, debug or trace, on stderr (default warn)\n");
+	fprintf(f,
+		"usage: hermit-dap [--hermit PATH] [--log=LEVEL]\n"
+		"\n"
+		"A debug adapter (DAP) on stdin and stdout: an editor starts it and\n"
+		"launches a recording ('hermit record list') with a launch configuration\n"
+		"of type \"hermit\" (docs/dap.md). It replays the recording with\n"
+		"'hermit replay --gdbserver-only' on 127.0.0.1 and talks to it.\n"
+		"\n"
+		"  --hermit PATH  the hermit program (default: the one beside hermit-dap,\n"
+		"                 else hermit on PATH); launch's \"hermit\" overrides it\n"
+		"  --log=LEVEL    error, warn, info, debug or trace, on stderr (default warn)\n");
 }
 
 int main(int argc, char **argv)

@@ -217,7 +217,8 @@ size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, 
 			uint8_t now[DAP_MAX_WATCH];
 			char a[64], c[64];
 
-			if (b->type != 2 || !b->have_snap || dap_read_mem(d, b->addr, now, b->size) ||
+			if (b->type != 2 || !b->have_snap ||
+			    dap_read_mem(d, b->addr, now, b->size) ||
 			    !memcmp(now, b->snap, b->size))
 				continue;
 			ids[n++] = b->id;
@@ -243,8 +244,8 @@ size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, 
 			uint8_t now[DAP_MAX_WATCH];
 			char v[64] = "?";
 
-			if (b->type != type || !b->verified || b->addr >= z->addr + (uint64_t)z->kind ||
-			    z->addr >= b->addr + b->size)
+			if (b->type != type || !b->verified ||
+			    b->addr >= z->addr + (uint64_t)z->kind || z->addr >= b->addr + b->size)
 				continue;
 			ids[n++] = b->id;
 			if (desc[0])
@@ -301,8 +302,8 @@ static void set_code_breakpoints(struct dap *d, struct dap_req *r, int func)
 	/* check them all before changing anything */
 	cJSON_ArrayForEach(it, list)
 	{
-		const cJSON *ref = cJSON_GetObjectItemCaseSensitive(it, func ? "name"
-									  : "instructionReference");
+		const cJSON *ref = cJSON_GetObjectItemCaseSensitive(
+			it, func ? "name" : "instructionReference");
 		const cJSON *off = cJSON_GetObjectItemCaseSensitive(it, "offset");
 
 		if (!cJSON_IsObject(it) || !cJSON_IsString(ref) || (off && !cJSON_IsNumber(off))) {
@@ -350,8 +351,8 @@ static void set_code_breakpoints(struct dap *d, struct dap_req *r, int func)
 	out = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(out, "breakpoints");
 	for (size_t i = first; i < keep; i++)
-		cJSON_AddItemToArray(arr, ibp_json(&d->ibps[i],
-						   why[i - first] ? why[i - first]
+		cJSON_AddItemToArray(
+			arr, ibp_json(&d->ibps[i], why[i - first] ? why[i - first]
 								  : "the replay cannot put a "
 								    "breakpoint at this address"));
 	free(why);
@@ -452,7 +453,8 @@ void dap_req_data_breakpoint_info(struct dap *d, struct dap_req *r)
 		return;
 	}
 	snprintf(id, sizeof(id), "0x%" PRIx64 "/%" PRIu64, addr, size);
-	snprintf(text, sizeof(text), "%.80s (%" PRIu64 " bytes at 0x%" PRIx64 ")", name, size, addr);
+	snprintf(text, sizeof(text), "%.80s (%" PRIu64 " bytes at 0x%" PRIx64 ")", name, size,
+		 addr);
 	cJSON_AddStringToObject(out, "dataId", id);
 	cJSON_AddStringToObject(out, "description", text);
 	types = cJSON_AddArrayToObject(out, "accessTypes");
@@ -519,8 +521,10 @@ void dap_req_set_data_breakpoints(struct dap *d, struct dap_req *r)
 		} else if (!strcmp(a, "readWrite")) {
 			b->type = 4;
 		} else {
-			dap_fail(d, r, "setDataBreakpoints: no access type '%s' (write, read or "
-				       "readWrite)", a);
+			dap_fail(d, r,
+				 "setDataBreakpoints: no access type '%s' (write, read or "
+				 "readWrite)",
+				 a);
 			free(v);
 			return;
 		}

@@ -157,8 +157,9 @@ int dap_child_start(struct dap_child *c, const char *hermit, const char *recordi
 			((char *)errs.data)[--errs.len - 1] = 0;
 		nl = strrchr((char *)errs.data, '\n');
 		snprintf(why, size, "'%s replay' did not start: %s", hermit,
-			 errs.len > 1 ? (nl ? nl + 1 : (char *)errs.data)
-				      : r == -EPROTO ? "it printed no port" : "it ended");
+			 errs.len > 1	? (nl ? nl + 1 : (char *)errs.data)
+			 : r == -EPROTO ? "it printed no port"
+					: "it ended");
 		dap_child_stop(c);
 	}
 	hm_buf_free(&line);

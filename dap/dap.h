@@ -29,11 +29,11 @@
 struct dap_framer {
 	unsigned char *buf; /* bytes received and not yet taken */
 	size_t len, cap;
-	size_t taken;	    /* bytes of buf the last message or error used */
-	size_t body_start;  /* where the last message's body began in buf */
-	char *body;	    /* the last message's body, NUL-terminated */
+	size_t taken;	   /* bytes of buf the last message or error used */
+	size_t body_start; /* where the last message's body began in buf */
+	char *body;	   /* the last message's body, NUL-terminated */
 	size_t body_cap;
-	char err[160];	    /* why the last -EBADMSG */
+	char err[160]; /* why the last -EBADMSG */
 };
 
 void dap_framer_init(struct dap_framer *f);
@@ -66,9 +66,8 @@ struct dap;
  * An adapter whose messages go out through SEND (0 or -errno) on IO; it
  * copies O. Requests come in with dap_input().
  */
-struct dap *dap_new(const struct dap_options *o, int (*send)(void *io, const char *bytes,
-							      size_t len),
-		    void *io);
+struct dap *dap_new(const struct dap_options *o,
+		    int (*send)(void *io, const char *bytes, size_t len), void *io);
 void dap_free(struct dap *d);
 /* Feed LEN bytes from the client: each whole request is answered. 0, or 1
  * when the session has ended (disconnect). */

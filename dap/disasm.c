@@ -18,8 +18,8 @@ static int decode(const uint8_t *buf, size_t len, ZydisDecodedInstruction *insn,
 {
 	ZydisDecoder decoder;
 
-	if (ZYAN_FAILED(ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
-					 ZYDIS_STACK_WIDTH_64)) ||
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
 	    ZYAN_FAILED(ZydisDecoderDecodeFull(&decoder, buf, len, insn, ops)))
 		return -EINVAL;
 	return insn->length;
@@ -39,9 +39,8 @@ int dap_disasm_one(const uint8_t *buf, size_t len, uint64_t addr, char *text, si
 	    ZYAN_FAILED(ZydisFormatterSetProperty(&fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, 0)) ||
 	    ZYAN_FAILED(ZydisFormatterSetProperty(&fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
 						  ZYDIS_PADDING_DISABLED)) ||
-	    ZYAN_FAILED(ZydisFormatterFormatInstruction(&fmt, &insn, ops,
-							insn.operand_count_visible, text, size,
-							addr, NULL)))
+	    ZYAN_FAILED(ZydisFormatterFormatInstruction(
+		    &fmt, &insn, ops, insn.operand_count_visible, text, size, addr, NULL)))
 		snprintf(text, size, "(bad)");
 	return n;
 }

@@ -362,9 +362,8 @@ int dap_input(struct dap *d, const void *bytes, size_t len)
 	return d->quit;
 }
 
-struct dap *dap_new(const struct dap_options *o, int (*send)(void *io, const char *bytes,
-							      size_t len),
-		    void *io)
+struct dap *dap_new(const struct dap_options *o,
+		    int (*send)(void *io, const char *bytes, size_t len), void *io)
 {
 	struct dap *d = xcalloc(1, sizeof(*d));
 

@@ -132,8 +132,11 @@ static char *xml_name(const char *xml, int tid)
 			static const struct {
 				const char *ent;
 				char c;
-			} ents[] = { { "&amp;", '&' },	{ "&lt;", '<' },   { "&gt;", '>' },
-				     { "&quot;", '"' }, { "&apos;", '\'' } };
+			} ents[] = { { "&amp;", '&' },
+				     { "&lt;", '<' },
+				     { "&gt;", '>' },
+				     { "&quot;", '"' },
+				     { "&apos;", '\'' } };
 			char c = *nm;
 
 			for (size_t e = 0; c == '&' && e < sizeof(ents) / sizeof(ents[0]); e++) {
@@ -364,11 +367,11 @@ static const struct {
 	const char *name;
 	int regno;
 } shown[] = {
-	{ "rax", 0 },	  { "rbx", 1 },	     { "rcx", 2 },	 { "rdx", 3 },	  { "rsi", 4 },
-	{ "rdi", 5 },	  { "rbp", 6 },	     { "rsp", 7 },	 { "r8", 8 },	  { "r9", 9 },
-	{ "r10", 10 },	  { "r11", 11 },     { "r12", 12 },	 { "r13", 13 },	  { "r14", 14 },
-	{ "r15", 15 },	  { "rip", 16 },     { "eflags", 17 },	 { "cs", 18 },	  { "ss", 19 },
-	{ "ds", 20 },	  { "es", 21 },	     { "fs", 22 },	 { "gs", 23 },	  { "fs_base", 41 },
+	{ "rax", 0 },	   { "rbx", 1 },       { "rcx", 2 },	 { "rdx", 3 },	{ "rsi", 4 },
+	{ "rdi", 5 },	   { "rbp", 6 },       { "rsp", 7 },	 { "r8", 8 },	{ "r9", 9 },
+	{ "r10", 10 },	   { "r11", 11 },      { "r12", 12 },	 { "r13", 13 }, { "r14", 14 },
+	{ "r15", 15 },	   { "rip", 16 },      { "eflags", 17 }, { "cs", 18 },	{ "ss", 19 },
+	{ "ds", 20 },	   { "es", 21 },       { "fs", 22 },	 { "gs", 23 },	{ "fs_base", 41 },
 	{ "gs_base", 42 }, { "orig_rax", 40 },
 };
 
@@ -400,8 +403,8 @@ void dap_req_variables(struct dap *d, struct dap_req *r)
 		char text[96];
 
 		if (shown[i].regno == 17) {
-			static const char *flags[] = { "CF", 0, "PF", 0, "AF", 0, "ZF", "SF",
-						       "TF", "IF", "DF", "OF" };
+			static const char *flags[] = { "CF", 0,	   "PF", 0,    "AF", 0,
+						       "ZF", "SF", "TF", "IF", "DF", "OF" };
 
 			snprintf(text, sizeof(text), "0x%" PRIx64 " [", x);
 			for (int bit = 0; bit < 12; bit++) {
@@ -598,8 +601,9 @@ void dap_req_disassemble(struct dap *d, struct dap_req *r)
 		return;
 	}
 	if (count < 0 || count > MAX_INSNS || ioff < -MAX_INSNS || ioff > MAX_INSNS) {
-		dap_fail(d, r, "disassemble: instructionCount and instructionOffset must be "
-			       "within %d",
+		dap_fail(d, r,
+			 "disassemble: instructionCount and instructionOffset must be "
+			 "within %d",
 			 MAX_INSNS);
 		return;
 	}

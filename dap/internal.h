@@ -53,12 +53,12 @@ struct dap_stop {
 };
 
 struct dap_rsp {
-	int fd;			/* the connection to the stub, or -1 */
-	int no_ack;		/* QStartNoAckMode done */
+	int fd;			 /* the connection to the stub, or -1 */
+	int no_ack;		 /* QStartNoAckMode done */
 	unsigned char in[16384]; /* received, not yet framed */
 	size_t in_len;
-	struct hm_buf pkt;	/* the last packet, decoded, NUL after it */
-	struct hm_buf console;	/* O packets' text since it was reset */
+	struct hm_buf pkt;     /* the last packet, decoded, NUL after it */
+	struct hm_buf console; /* O packets' text since it was reset */
 	/* While a request waits for its reply: more descriptors to watch
 	 * (the replay child's output), filled and served by the caller. */
 	int (*fill)(void *arg, struct pollfd *fds, int max);
@@ -145,12 +145,12 @@ struct dap_ibp {
 struct dap_dbp {
 	int id;
 	uint64_t addr;
-	unsigned size;	   /* 1 to DAP_MAX_WATCH */
-	int type;	   /* 2 write, 3 read, 4 readWrite, as Z2..Z4 */
+	unsigned size; /* 1 to DAP_MAX_WATCH */
+	int type;      /* 2 write, 3 read, 4 readWrite, as Z2..Z4 */
 	int verified;
-	uint8_t snap[64];  /* its bytes at the last stop */
+	uint8_t snap[64]; /* its bytes at the last stop */
 	int have_snap;
-	const char *why;   /* why it is not verified */
+	const char *why; /* why it is not verified */
 };
 #define DAP_MAX_WATCH 64
 
@@ -162,13 +162,13 @@ struct dap_zpoint {
 };
 
 enum dap_run {
-	DAP_RUN_NONE,	  /* stopped */
-	DAP_RUN_CONT,	  /* vCont;c */
-	DAP_RUN_REVERSE,  /* bc */
-	DAP_RUN_STEP,	  /* vCont;s */
-	DAP_RUN_BSTEP,	  /* bs */
-	DAP_RUN_OVER,	  /* over a call: continue to its return */
-	DAP_RUN_QUERY,	  /* '?' after vRun or `monitor goto` */
+	DAP_RUN_NONE,	 /* stopped */
+	DAP_RUN_CONT,	 /* vCont;c */
+	DAP_RUN_REVERSE, /* bc */
+	DAP_RUN_STEP,	 /* vCont;s */
+	DAP_RUN_BSTEP,	 /* bs */
+	DAP_RUN_OVER,	 /* over a call: continue to its return */
+	DAP_RUN_QUERY,	 /* '?' after vRun or `monitor goto` */
 };
 
 struct dap_frame {
@@ -183,12 +183,12 @@ struct dap {
 	int64_t seq; /* of the last message sent */
 	struct dap_framer f;
 
-	int initialized;  /* initialize answered */
-	int launched;	  /* the child is up and connected */
-	int ended;	  /* terminated was sent */
-	int quit;	  /* disconnect answered: the loop ends */
+	int initialized; /* initialize answered */
+	int launched;	 /* the child is up and connected */
+	int ended;	 /* terminated was sent */
+	int quit;	 /* disconnect answered: the loop ends */
 	int stop_on_entry;
-	char *hermit;	  /* the hermit program */
+	char *hermit; /* the hermit program */
 
 	struct dap_child child;
 	struct dap_rsp rsp;
@@ -197,21 +197,21 @@ struct dap {
 	/* running: a stop reply is owed */
 	enum dap_run run;
 	int run_tid;
-	const char *run_reason;	 /* the stopped reason when no breakpoint explains it */
-	const char *run_desc;	 /* and its description, or NULL */
-	uint64_t over_addr;	 /* DAP_RUN_OVER: the return address */
-	uint64_t over_sp;	 /* and the stack pointer there */
-	int over_temp;		 /* whether its breakpoint is ours alone (then held) */
+	const char *run_reason; /* the stopped reason when no breakpoint explains it */
+	const char *run_desc;	/* and its description, or NULL */
+	uint64_t over_addr;	/* DAP_RUN_OVER: the return address */
+	uint64_t over_sp;	/* and the stack pointer there */
+	int over_temp;		/* whether its breakpoint is ours alone (then held) */
 
 	/* the current stop */
 	int tid;
-	int *tids;		/* the threads, as last listed */
+	int *tids; /* the threads, as last listed */
 	char **names;
 	size_t nthreads;
 	struct dap_frame *frames; /* frame ids are index + 1, until the next resume */
 	size_t nframes;
 	uint8_t regs[DAP_REGS_SIZE];
-	int regs_tid;		/* whose regs hold, or 0 */
+	int regs_tid; /* whose regs hold, or 0 */
 
 	/* breakpoints as the client set them, and what the stub holds */
 	struct dap_ibp *ibps;
@@ -233,8 +233,7 @@ void dap_output(struct dap *d, const char *category, const char *text, size_t le
 /* Arguments: 0 found, 1 absent and not REQUIRED, -1 wrong or missing (the
  * request was answered). */
 int dap_arg_num(struct dap *d, struct dap_req *r, const char *name, int required, int64_t *out);
-int dap_arg_str(struct dap *d, struct dap_req *r, const char *name, int required,
-		const char **out);
+int dap_arg_str(struct dap *d, struct dap_req *r, const char *name, int required, const char **out);
 int dap_arg_bool(struct dap *d, struct dap_req *r, const char *name, int *out);
 int dap_arg_array(struct dap *d, struct dap_req *r, const char *name, const cJSON **out);
 /* "0x..." or decimal into *ADDR: 0 or -EINVAL. */

@@ -173,8 +173,7 @@ void dap_req_configuration_done(struct dap *d, struct dap_req *r)
 		dap_bp_sync(d);
 		dap_bp_snapshot(d);
 		cJSON_AddStringToObject(b, "reason", "entry");
-		cJSON_AddStringToObject(b, "description",
-					"the first instruction of the recording");
+		cJSON_AddStringToObject(b, "description", "the first instruction of the recording");
 		cJSON_AddNumberToObject(b, "threadId", d->tid);
 		cJSON_AddBoolToObject(b, "allThreadsStopped", 1);
 		dap_event(d, "stopped", b);

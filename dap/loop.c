@@ -46,7 +46,8 @@ static void from_stub(struct dap *d)
 		if (d->child.pid)
 			snprintf(why, sizeof(why), "the replay closed its connection");
 		else if (WIFSIGNALED(d->child.status))
-			snprintf(why, sizeof(why), "the replay ended: hermit was killed by signal %d",
+			snprintf(why, sizeof(why),
+				 "the replay ended: hermit was killed by signal %d",
 				 WTERMSIG(d->child.status));
 		else
 			snprintf(why, sizeof(why), "the replay ended: hermit exited with status %d",

@@ -315,17 +315,20 @@ static void stop_pairs(const char *p, struct dap_stop *st)
 		semi = strchr(colon, ';');
 		n = (size_t)(colon - p);
 		if (n == 6 && !memcmp(p, "thread", 6)) {
-			const char *t = colon + 1, *dot = memchr(t, '.', semi ? (size_t)(semi - t) : strlen(t));
+			const char *t = colon + 1,
+				   *dot = memchr(t, '.', semi ? (size_t)(semi - t) : strlen(t));
 
 			st->tid = (int)strtol(dot ? dot + 1 : t, NULL, 16);
 		} else if (n == 7 && !memcmp(p, "swbreak", 7)) {
 			st->why = DAP_WHY_SWBREAK;
 		} else if (n == 7 && !memcmp(p, "hwbreak", 7)) {
 			st->why = DAP_WHY_HWBREAK;
-		} else if ((n == 5 && !memcmp(p, "watch", 5)) || (n == 6 && !memcmp(p, "rwatch", 6)) ||
+		} else if ((n == 5 && !memcmp(p, "watch", 5)) ||
+			   (n == 6 && !memcmp(p, "rwatch", 6)) ||
 			   (n == 6 && !memcmp(p, "awatch", 6))) {
-			st->why = p[0] == 'w' ? DAP_WHY_WATCH : p[0] == 'r' ? DAP_WHY_RWATCH
-									      : DAP_WHY_AWATCH;
+			st->why = p[0] == 'w'	? DAP_WHY_WATCH
+				  : p[0] == 'r' ? DAP_WHY_RWATCH
+						: DAP_WHY_AWATCH;
 			st->watch_addr = strtoull(colon + 1, NULL, 16);
 		} else if (n == 9 && !memcmp(p, "replaylog", 9)) {
 			if (!strncmp(colon + 1, "begin", 5))

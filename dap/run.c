@@ -315,9 +315,8 @@ void dap_stopped(struct dap *d, const struct dap_stop *st)
 	if (st->kind != DAP_STOP_SIGNAL) {
 		cJSON *b = cJSON_CreateObject();
 
-		cJSON_AddNumberToObject(b, "exitCode", st->kind == DAP_STOP_EXITED
-								? st->status
-								: 128 + st->sig);
+		cJSON_AddNumberToObject(b, "exitCode",
+					st->kind == DAP_STOP_EXITED ? st->status : 128 + st->sig);
 		dap_event(d, "exited", b);
 		d->ended = 1;
 		dap_rsp_close(&d->rsp);
@@ -342,7 +341,9 @@ void dap_stopped(struct dap *d, const struct dap_stop *st)
 		d->over_temp = 0; /* (dap_bp_sync takes it out) */
 		d->over_addr = 0;
 		if (there) { /* a step, not a breakpoint */
-			plain = (struct dap_stop){ .kind = DAP_STOP_SIGNAL, .sig = 5, .tid = d->tid };
+			plain = (struct dap_stop){ .kind = DAP_STOP_SIGNAL,
+						   .sig = 5,
+						   .tid = d->tid };
 			st = &plain;
 		}
 	}

@@ -28,9 +28,9 @@ struct sym {
 struct dap_source {
 	struct sym *syms; /* functions first by address, then the rest */
 	size_t nsyms;
-	uint64_t entry;	  /* e_entry */
-	int pie;	  /* ET_DYN */
-	uint64_t bias;	  /* run-time minus link-time */
+	uint64_t entry; /* e_entry */
+	int pie;	/* ET_DYN */
+	uint64_t bias;	/* run-time minus link-time */
 };
 
 static int by_addr(const void *a, const void *b)
@@ -161,8 +161,7 @@ int dap_source_function(const struct dap_source *s, uint64_t addr, const char **
 	return 0;
 }
 
-int dap_source_symbol(const struct dap_source *s, const char *name, uint64_t *addr,
-		      uint64_t *size)
+int dap_source_symbol(const struct dap_source *s, const char *name, uint64_t *addr, uint64_t *size)
 {
 	for (size_t i = 0; i < s->nsyms; i++) {
 		if (strcmp(s->syms[i].name, name) == 0) {

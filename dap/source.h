@@ -34,8 +34,7 @@ int dap_source_function(const struct dap_source *s, uint64_t addr, const char **
 			uint64_t *start);
 /* The run-time address of the symbol NAME (a function or a global object)
  * and its size: 0, or -ENOENT. */
-int dap_source_symbol(const struct dap_source *s, const char *name, uint64_t *addr,
-		      uint64_t *size);
+int dap_source_symbol(const struct dap_source *s, const char *name, uint64_t *addr, uint64_t *size);
 /* Whether line questions can be answered (DWARF line tables): not yet. */
 int dap_source_has_lines(const struct dap_source *s);
 /* The source position of ADDR: 0, or -ENOSYS until dwarf/ has line tables. */
