@@ -238,7 +238,7 @@ static unw_accessors_t accessors = {
  * shows. gcc -O2 relies on it: its location lists keep a value in a
  * caller-saved register across a call it knows leaves that register alone.
  */
-static void frame_regs(struct dap_frame *f, unw_cursor_t *c)
+static void frame_regs(struct dap_stack_frame *f, unw_cursor_t *c)
 {
 	f->have = 0;
 	for (int r = 0; r < NREGS; r++) {
@@ -251,7 +251,7 @@ static void frame_regs(struct dap_frame *f, unw_cursor_t *c)
 	}
 }
 
-int dap_unwind(const struct dap_modules *ms, const struct dap_target *t, struct dap_frame *out,
+int dap_unwind(const struct dap_modules *ms, const struct dap_target *t, struct dap_stack_frame *out,
 	       size_t max)
 {
 	struct unwind *u = xcalloc(1, sizeof(*u)); /* 2 KiB of lines */
@@ -291,7 +291,7 @@ int dap_unwind(const struct dap_modules *ms, const struct dap_target *t, struct 
 	 * all come back from the signal frame.
 	 */
 	for (;;) {
-		struct dap_frame *f = &out[n];
+		struct dap_stack_frame *f = &out[n];
 		unw_word_t ip, sp, next_sp;
 		int interrupted;
 

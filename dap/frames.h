@@ -74,7 +74,7 @@ int dap_module_read(const struct dap_module *m, uint64_t addr, void *buf, size_t
 int dap_module_eh_frame_hdr(const struct dap_module *m, uint64_t *addr);
 
 /* One frame, innermost first. */
-struct dap_frame {
+struct dap_stack_frame {
 	uint64_t pc;	   /* where it executes (a return address, for callers) */
 	uint64_t lookup;   /* the address that names its line: pc, or pc - 1
 			   * for a caller (the call, not what follows it) */
@@ -88,7 +88,7 @@ struct dap_frame {
 
 /* Unwind the stopped thread T through the modules MS into at most MAX
  * frames. Returns the number of frames (at least 1), or -errno. */
-int dap_unwind(const struct dap_modules *ms, const struct dap_target *t, struct dap_frame *out,
+int dap_unwind(const struct dap_modules *ms, const struct dap_target *t, struct dap_stack_frame *out,
 	       size_t max);
 
 #endif

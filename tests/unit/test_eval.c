@@ -22,7 +22,7 @@
 static char guest[4096];
 static pid_t pid;
 static struct dap_modules ms;
-static struct dap_frame frame;
+static struct dap_stack_frame frame;
 static struct dw_syms *syms;
 static struct dw_reader reader;
 static struct dap_eval_env env;
@@ -39,7 +39,7 @@ static int frame_reg(void *arg, int regno, uint64_t *val)
 static int setup(void **state)
 {
 	struct dap_target t = { pt_read_mem, pt_read_reg, &pid };
-	struct dap_frame f[32];
+	struct dap_stack_frame f[32];
 	const struct dap_module *m;
 	int n, i;
 

@@ -46,7 +46,7 @@ static const char *name_of(const struct dap_modules *ms, uint64_t pc)
 
 /* The index of the first frame from FROM whose function is NAME (or a
  * clone of it, NAME.isra.0), or -1. */
-static int find(const struct dap_modules *ms, const struct dap_frame *f, int n, int from,
+static int find(const struct dap_modules *ms, const struct dap_stack_frame *f, int n, int from,
 		const char *name)
 {
 	size_t len = strlen(name);
@@ -60,7 +60,7 @@ static int find(const struct dap_modules *ms, const struct dap_frame *f, int n, 
 	return -1;
 }
 
-static void print_frames(const struct dap_modules *ms, const struct dap_frame *f, int n)
+static void print_frames(const struct dap_modules *ms, const struct dap_stack_frame *f, int n)
 {
 	for (int i = 0; i < n; i++)
 		print_message("#%d %#lx %s cfa=%#lx%s\n", i, (unsigned long)f[i].pc,
@@ -95,7 +95,7 @@ static void test_through_libc(void **state)
 	pid_t pid = pt_start(GUEST);
 	struct dap_target t = { pt_read_mem, pt_read_reg, &pid };
 	struct dap_modules ms;
-	struct dap_frame f[64];
+	struct dap_stack_frame f[64];
 	int n, leaf, middle, cmp, qs, mainf, libc = 0;
 
 	(void)state;
@@ -133,7 +133,7 @@ static void test_through_signal(void **state)
 	pid_t pid = pt_start(GUEST);
 	struct dap_target t = { pt_read_mem, pt_read_reg, &pid };
 	struct dap_modules ms;
-	struct dap_frame f[64];
+	struct dap_stack_frame f[64];
 	int n, handler, inter, mainf, sig = -1;
 
 	(void)state;

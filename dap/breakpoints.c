@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Breakpoints as the client sets them, and what the stub holds. The
+ * client's lists (instruction, function, data) are replaced whole by each
+ * set request; dap_bp_sync() makes the stub's Z points match them while
+ * the replay is stopped, by differences, so a breakpoint set while it runs
+ * goes in at the next stop.
+ *
+ * Data breakpoints use the stub's watchpoints, which `hermit replay` keeps
+ * in 4 slots of 1, 2, 4 or 8 aligned bytes (replayer/debug.c), found by
+ * comparing values (software watchpoints) and, for reads, by decoding
+ * each instruction. Write watches are packed: every aligned 8-byte word
+ * that holds a watched byte is one slot, shared by all the breakpoints in
+ * it, so six ints side by side take three slots; at a stop the adapter
+ * compares each breakpoint's own bytes with their value at the last stop
+ * to say which ones were written, and goes on when only a neighbour was.
+ * Read and access watches keep their exact bytes (a neighbour's read
+ * cannot be told apart afterwards). A breakpoint that finds no free slot
+ * is not verified, and says why.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dap/internal.h"
+
+static const char NO_ROOM[] =
+	"no room: the replay watches at most 4 aligned words of up to 8 bytes at once "
+	"(hermit replay's limit); writes to the same word share one";
+
+/* ---- planning ---- */
+
+static int has(const struct dap_zpoint *z, size_t n, const struct dap_zpoint *p)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (z[i].type == p->type && z[i].addr == p->addr && z[i].kind == p->kind)
+			return 1;
+	}
+	return 0;
+}
+
+/* The watch regions data breakpoint B needs into OUT: their count. */
+static size_t regions(const struct dap_dbp *b, struct dap_zpoint *out, size_t max)
+{
+	uint64_t a = b->addr, end = b->addr + b->size;
+	size_t n = 0;
+
+	if (b->type == 2) {
+		for (uint64_t w = a & ~7ull; w < end && n < max; w += 8)
+			out[n++] = (struct dap_zpoint){ 2, w, 8 };
+		return n;
+	}
+	while (a < end && n < max) {
+		int k = 8;
+
+		while (k > 1 && (a % (uint64_t)k || a + (uint64_t)k > end))
+			k /= 2;
+		out[n++] = (struct dap_zpoint){ b->type, a, k };
+		a += (uint64_t)k;
+	}
+	return n;
+}
+
+/* What the stub should hold: into Z (room for 256 + DAP_WATCH_SLOTS),
+ * the count; each data breakpoint's verified says whether it fitted. */
+static size_t plan(struct dap *d, struct dap_zpoint *z)
+{
+	size_t n = 0, watches = 0;
+
+	for (size_t i = 0; i < d->nibps && n < 256; i++) {
+		struct dap_zpoint p = { 0, d->ibps[i].addr, 1 };
+
+		if (d->ibps[i].addr && !has(z, n, &p))
+			z[n++] = p;
+	}
+	if (d->over_temp && d->over_addr && n < 256) {
+		struct dap_zpoint p = { 0, d->over_addr, 1 };
+
+		if (!has(z, n, &p))
+			z[n++] = p;
+	}
+	for (size_t i = 0; i < d->ndbps; i++) {
+		struct dap_dbp *b = &d->dbps[i];
+		struct dap_zpoint need[DAP_MAX_WATCH / 8 + 2 + DAP_MAX_WATCH];
+		size_t k = regions(b, need, sizeof(need) / sizeof(need[0])), fresh = 0;
+
+		if (b->why && b->why != NO_ROOM)
+			continue; /* (a condition: never set) */
+		for (size_t j = 0; j < k; j++)
+			fresh += !has(z, n, &need[j]);
+		if (watches + fresh > DAP_WATCH_SLOTS) {
+			b->verified = 0;
+			b->why = NO_ROOM;
+			continue;
+		}
+		b->verified = 1;
+		b->why = NULL;
+		for (size_t j = 0; j < k; j++) {
+			if (!has(z, n, &need[j])) {
+				z[n++] = need[j];
+				watches++;
+			}
+		}
+	}
+	return n;
+}
+
+static void changed(struct dap *d, int id, int verified, const char *why)
+{
+	cJSON *b = cJSON_CreateObject(), *bp = cJSON_AddObjectToObject(b, "breakpoint");
+
+	cJSON_AddStringToObject(b, "reason", "changed");
+	cJSON_AddNumberToObject(bp, "id", id);
+	cJSON_AddBoolToObject(bp, "verified", verified);
+	if (why)
+		cJSON_AddStringToObject(bp, "message", why);
+	dap_event(d, "breakpoint", b);
+}
+
+/* Z or z: 0, or -errno (-EOPNOTSUPP for the empty reply). */
+static int zpacket(struct dap *d, const struct dap_zpoint *p, int insert)
+{
+	int err = dap_rsp_request(&d->rsp, "%c%d,%" PRIx64 ",%x", insert ? 'Z' : 'z', p->type,
+				  p->addr, (unsigned)p->kind);
+
+	if (err)
+		return err;
+	if (!strcmp((char *)d->rsp.pkt.data, "OK"))
+		return 0;
+	return d->rsp.pkt.len ? -EFAULT : -EOPNOTSUPP;
+}
+
+void dap_bp_sync(struct dap *d)
+{
+	struct dap_zpoint want[256 + DAP_WATCH_SLOTS];
+	size_t nwant, keep = 0;
+
+	if (!d->launched || d->ended || d->run != DAP_RUN_NONE || d->rsp.fd < 0)
+		return;
+	nwant = plan(d, want);
+	/* out first: the slots they free may be wanted */
+	for (size_t i = 0; i < d->nheld; i++) {
+		if (has(want, nwant, &d->held[i]) || zpacket(d, &d->held[i], 0) == -EPIPE)
+			d->held[keep++] = d->held[i];
+	}
+	d->nheld = keep;
+	for (size_t i = 0; i < nwant; i++) {
+		int err;
+
+		if (has(d->held, d->nheld, &want[i]))
+			continue;
+		err = zpacket(d, &want[i], 1);
+		if (!err && d->nheld < sizeof(d->held) / sizeof(d->held[0]))
+			d->held[d->nheld++] = want[i];
+		/* what the client set says whether it is in */
+		for (size_t j = 0; want[i].type == 0 && j < d->nibps; j++) {
+			struct dap_ibp *b = &d->ibps[j];
+
+			if (b->addr != want[i].addr || b->verified == !err)
+				continue;
+			b->verified = !err;
+			changed(d, b->id, b->verified,
+				err ? "the replay cannot put a breakpoint at this address" : NULL);
+		}
+		for (size_t j = 0; err && want[i].type && j < d->ndbps; j++) {
+			struct dap_dbp *b = &d->dbps[j];
+			struct dap_zpoint need[DAP_MAX_WATCH + 2];
+			size_t k = regions(b, need, sizeof(need) / sizeof(need[0]));
+
+			if (b->verified && has(need, k, &want[i])) {
+				b->verified = 0;
+				b->why = "the replay refused to watch these bytes";
+				changed(d, b->id, 0, b->why);
+			}
+		}
+	}
+}
+
+void dap_bp_snapshot(struct dap *d)
+{
+	for (size_t i = 0; i < d->ndbps; i++) {
+		struct dap_dbp *b = &d->dbps[i];
+
+		b->have_snap = b->verified && d->launched && !d->ended &&
+			       dap_read_mem(d, b->addr, b->snap, b->size) == 0;
+	}
+}
+
+/* VALUE of SIZE bytes as text: a little-endian number, or hex bytes. */
+static void value(const uint8_t *v, unsigned size, char *out, size_t room)
+{
+	uint64_t x = 0;
+
+	if (size == 1 || size == 2 || size == 4 || size == 8) {
+		memcpy(&x, v, size);
+		snprintf(out, room, "%" PRIu64, x);
+		return;
+	}
+	out[0] = 0;
+	for (unsigned i = 0; i < size && i < 16 && strlen(out) + 4 < room; i++)
+		snprintf(out + strlen(out), room - strlen(out), "%s%02x", i ? " " : "", v[i]);
+}
+
+size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, int *ids,
+			 size_t max, char *desc, size_t size)
+{
+	size_t n = 0;
+
+	desc[0] = 0;
+	if (st->why == DAP_WHY_WATCH) {
+		for (size_t i = 0; i < d->ndbps && n < max; i++) {
+			struct dap_dbp *b = &d->dbps[i];
+			uint8_t now[DAP_MAX_WATCH];
+			char a[64], c[64];
+
+			if (b->type != 2 || !b->have_snap ||
+			    dap_read_mem(d, b->addr, now, b->size) ||
+			    !memcmp(now, b->snap, b->size))
+				continue;
+			ids[n++] = b->id;
+			if (desc[0])
+				continue;
+			/* backwards the write is about to run: now is before it */
+			value(reverse ? now : b->snap, b->size, a, sizeof(a));
+			value(reverse ? b->snap : now, b->size, c, sizeof(c));
+			snprintf(desc, size, "%s 0x%" PRIx64 " (%u bytes): %s -> %s",
+				 reverse ? "the last write to" : "a write to", b->addr, b->size, a,
+				 c);
+		}
+		return n;
+	}
+	for (size_t h = 0; h < d->nheld; h++) {
+		const struct dap_zpoint *z = &d->held[h];
+		int type = st->why == DAP_WHY_RWATCH ? 3 : 4;
+
+		if (z->type != type || z->addr != st->watch_addr)
+			continue;
+		for (size_t i = 0; i < d->ndbps && n < max; i++) {
+			struct dap_dbp *b = &d->dbps[i];
+			uint8_t now[DAP_MAX_WATCH];
+			char v[64] = "?";
+
+			if (b->type != type || !b->verified ||
+			    b->addr >= z->addr + (uint64_t)z->kind || z->addr >= b->addr + b->size)
+				continue;
+			ids[n++] = b->id;
+			if (desc[0])
+				continue;
+			if (dap_read_mem(d, b->addr, now, b->size) == 0)
+				value(now, b->size, v, sizeof(v));
+			snprintf(desc, size, "%s 0x%" PRIx64 " (%u bytes): %s",
+				 type == 3 ? "a read of" : "an access to", b->addr, b->size, v);
+		}
+		break;
+	}
+	return n;
+}
+
+/* ---- requests ---- */
+
+static cJSON *ibp_json(const struct dap_ibp *b, const char *why)
+{
+	cJSON *o = cJSON_CreateObject();
+	char ref[32];
+
+	cJSON_AddNumberToObject(o, "id", b->id);
+	cJSON_AddBoolToObject(o, "verified", b->verified);
+	if (b->addr) {
+		snprintf(ref, sizeof(ref), "0x%" PRIx64, b->addr);
+		cJSON_AddStringToObject(o, "instructionReference", ref);
+	}
+	if (!b->verified && why)
+		cJSON_AddStringToObject(o, "message", why);
+	return o;
+}
+
+static const char NO_CONDITIONS[] =
+	"conditions and hit counts need the expression evaluator (DWARF), which hermit-dap "
+	"does not have yet";
+
+/* The new list of kind FUNC from the request's "breakpoints": replaces the
+ * old one of that kind. */
+static void set_code_breakpoints(struct dap *d, struct dap_req *r, int func)
+{
+	const cJSON *list, *it;
+	size_t keep = 0, first;
+	cJSON *out, *arr;
+	const char **why;
+	size_t n;
+
+	if (dap_arg_array(d, r, "breakpoints", &list) < 0)
+		return;
+	n = list ? (size_t)cJSON_GetArraySize(list) : 0;
+	if (n > 256) {
+		dap_fail(d, r, "%s: at most 256 breakpoints", r->command);
+		return;
+	}
+	/* check them all before changing anything */
+	cJSON_ArrayForEach(it, list)
+	{
+		const cJSON *ref = cJSON_GetObjectItemCaseSensitive(
+			it, func ? "name" : "instructionReference");
+		const cJSON *off = cJSON_GetObjectItemCaseSensitive(it, "offset");
+
+		if (!cJSON_IsObject(it) || !cJSON_IsString(ref) || (off && !cJSON_IsNumber(off))) {
+			dap_fail(d, r, "%s: each breakpoint needs a string '%s'%s", r->command,
+				 func ? "name" : "instructionReference",
+				 func ? "" : " and a number 'offset' if any");
+			return;
+		}
+	}
+	for (size_t i = 0; i < d->nibps; i++) {
+		if (d->ibps[i].func != func)
+			d->ibps[keep++] = d->ibps[i];
+	}
+	first = keep;
+	d->ibps = xrealloc(d->ibps, (keep + n + 1) * sizeof(*d->ibps));
+	why = xcalloc(n + 1, sizeof(*why));
+	cJSON_ArrayForEach(it, list)
+	{
+		const char *ref =
+			cJSON_GetObjectItemCaseSensitive(it, func ? "name" : "instructionReference")
+				->valuestring;
+		const cJSON *off = cJSON_GetObjectItemCaseSensitive(it, "offset");
+		struct dap_ibp *b = &d->ibps[keep];
+		uint64_t addr = 0, size;
+
+		*b = (struct dap_ibp){ .id = d->next_id++, .func = func, .verified = 1 };
+		if (cJSON_GetObjectItemCaseSensitive(it, "condition") ||
+		    cJSON_GetObjectItemCaseSensitive(it, "hitCondition")) {
+			why[keep - first] = NO_CONDITIONS;
+		} else if (func) {
+			if (!d->src || dap_source_symbol(d->src, ref, &addr, &size) < 0)
+				why[keep - first] = "no function of that name in the program's "
+						    "symbols (libraries' need DWARF: not yet)";
+		} else if (dap_parse_addr(ref, &addr) < 0) {
+			why[keep - first] = "not an address";
+		} else if (off) {
+			addr += (uint64_t)(int64_t)off->valuedouble;
+		}
+		b->addr = why[keep - first] ? 0 : addr;
+		b->verified = !why[keep - first];
+		keep++;
+	}
+	d->nibps = keep;
+	dap_bp_sync(d);
+	out = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(out, "breakpoints");
+	for (size_t i = first; i < keep; i++)
+		cJSON_AddItemToArray(
+			arr, ibp_json(&d->ibps[i], why[i - first] ? why[i - first]
+								  : "the replay cannot put a "
+								    "breakpoint at this address"));
+	free(why);
+	dap_respond(d, r, out);
+}
+
+void dap_req_set_instruction_breakpoints(struct dap *d, struct dap_req *r)
+{
+	set_code_breakpoints(d, r, 0);
+}
+
+void dap_req_set_function_breakpoints(struct dap *d, struct dap_req *r)
+{
+	set_code_breakpoints(d, r, 1);
+}
+
+void dap_req_set_breakpoints(struct dap *d, struct dap_req *r)
+{
+	const cJSON *list = NULL, *it;
+	cJSON *out, *arr;
+
+	if (dap_arg_array(d, r, "breakpoints", &list) < 0)
+		return;
+	/* Source lines need dwarf/'s line tables (source.h): until then each
+	 * is answered, unverified, with why. */
+	out = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(out, "breakpoints");
+	cJSON_ArrayForEach(it, list)
+	{
+		cJSON *o = cJSON_CreateObject();
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(it, "line");
+
+		cJSON_AddBoolToObject(o, "verified", 0);
+		if (cJSON_IsNumber(line))
+			cJSON_AddNumberToObject(o, "line", line->valuedouble);
+		cJSON_AddStringToObject(o, "message",
+					"breakpoints by line need DWARF line tables, which "
+					"hermit-dap does not read yet: use instruction or function "
+					"breakpoints");
+		cJSON_AddItemToArray(arr, o);
+	}
+	dap_respond(d, r, out);
+}
+
+void dap_req_set_exception_breakpoints(struct dap *d, struct dap_req *r)
+{
+	cJSON *out = cJSON_CreateObject();
+
+	cJSON_AddArrayToObject(out, "breakpoints");
+	dap_respond(d, r, out);
+}
+
+void dap_req_data_breakpoint_info(struct dap *d, struct dap_req *r)
+{
+	const char *name;
+	int64_t ref = 0, bytes = 0;
+	uint64_t addr, size = 1;
+	int as_addr = 0, have_ref, have_bytes;
+	char id[64], text[200];
+	cJSON *out, *types;
+
+	if (dap_arg_str(d, r, "name", 1, &name) < 0 ||
+	    (have_ref = dap_arg_num(d, r, "variablesReference", 0, &ref)) < 0 ||
+	    (have_bytes = dap_arg_num(d, r, "bytes", 0, &bytes)) < 0 ||
+	    dap_arg_bool(d, r, "asAddress", &as_addr) < 0)
+		return;
+	out = cJSON_CreateObject();
+	if (have_ref == 0 && ref > 0) {
+		/* (every variable there is a register: Registers is the one scope) */
+		cJSON_AddNullToObject(out, "dataId");
+		cJSON_AddStringToObject(out, "description",
+					"a register cannot be watched, only memory");
+		dap_respond(d, r, out);
+		return;
+	}
+	if (dap_parse_addr(name, &addr) == 0) {
+		if (have_bytes == 0)
+			size = (uint64_t)bytes;
+	} else if (!as_addr && d->src && dap_source_symbol(d->src, name, &addr, &size) == 0) {
+		if (have_bytes == 0)
+			size = (uint64_t)bytes;
+		else if (!size)
+			size = 1;
+	} else {
+		cJSON_AddNullToObject(out, "dataId");
+		snprintf(text, sizeof(text),
+			 "'%.80s' is no address and no global symbol of the program (variables "
+			 "need DWARF: not yet)",
+			 name);
+		cJSON_AddStringToObject(out, "description", text);
+		dap_respond(d, r, out);
+		return;
+	}
+	if (size < 1 || size > DAP_MAX_WATCH) {
+		cJSON_AddNullToObject(out, "dataId");
+		cJSON_AddStringToObject(out, "description", "1 to 64 bytes can be watched");
+		dap_respond(d, r, out);
+		return;
+	}
+	snprintf(id, sizeof(id), "0x%" PRIx64 "/%" PRIu64, addr, size);
+	snprintf(text, sizeof(text), "%.80s (%" PRIu64 " bytes at 0x%" PRIx64 ")", name, size,
+		 addr);
+	cJSON_AddStringToObject(out, "dataId", id);
+	cJSON_AddStringToObject(out, "description", text);
+	types = cJSON_AddArrayToObject(out, "accessTypes");
+	cJSON_AddItemToArray(types, cJSON_CreateString("write"));
+	cJSON_AddItemToArray(types, cJSON_CreateString("read"));
+	cJSON_AddItemToArray(types, cJSON_CreateString("readWrite"));
+	cJSON_AddBoolToObject(out, "canPersist", 0);
+	dap_respond(d, r, out);
+}
+
+/* "0xADDR/SIZE": 0, or -EINVAL. */
+static int parse_data_id(const char *id, uint64_t *addr, unsigned *size)
+{
+	char *end;
+	unsigned long long a, s;
+
+	errno = 0;
+	if (strncmp(id, "0x", 2) != 0)
+		return -EINVAL;
+	a = strtoull(id, &end, 16);
+	if (errno || *end != '/' || !(end[1] >= '0' && end[1] <= '9'))
+		return -EINVAL;
+	s = strtoull(end + 1, &end, 10);
+	if (errno || *end || s < 1 || s > DAP_MAX_WATCH || a + s < a)
+		return -EINVAL;
+	*addr = a;
+	*size = (unsigned)s;
+	return 0;
+}
+
+void dap_req_set_data_breakpoints(struct dap *d, struct dap_req *r)
+{
+	const cJSON *list, *it;
+	struct dap_dbp *v;
+	cJSON *out, *arr;
+	size_t n = 0;
+
+	if (dap_arg_array(d, r, "breakpoints", &list) < 0)
+		return;
+	if (list && cJSON_GetArraySize(list) > 256) {
+		dap_fail(d, r, "setDataBreakpoints: at most 256 breakpoints");
+		return;
+	}
+	v = xcalloc((size_t)(list ? cJSON_GetArraySize(list) : 0) + 1, sizeof(*v));
+	cJSON_ArrayForEach(it, list)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "dataId");
+		const cJSON *acc = cJSON_GetObjectItemCaseSensitive(it, "accessType");
+		struct dap_dbp *b = &v[n];
+		const char *a = cJSON_IsString(acc) ? acc->valuestring : "write";
+
+		if (!cJSON_IsObject(it) || !cJSON_IsString(id) || (acc && !cJSON_IsString(acc)) ||
+		    parse_data_id(id->valuestring, &b->addr, &b->size) < 0) {
+			dap_fail(d, r,
+				 "setDataBreakpoints: each breakpoint needs a 'dataId' from "
+				 "dataBreakpointInfo and an 'accessType' string if any");
+			free(v);
+			return;
+		}
+		if (!strcmp(a, "write")) {
+			b->type = 2;
+		} else if (!strcmp(a, "read")) {
+			b->type = 3;
+		} else if (!strcmp(a, "readWrite")) {
+			b->type = 4;
+		} else {
+			dap_fail(d, r,
+				 "setDataBreakpoints: no access type '%s' (write, read or "
+				 "readWrite)",
+				 a);
+			free(v);
+			return;
+		}
+		b->id = d->next_id++;
+		if (cJSON_GetObjectItemCaseSensitive(it, "condition") ||
+		    cJSON_GetObjectItemCaseSensitive(it, "hitCondition"))
+			b->why = NO_CONDITIONS;
+		n++;
+	}
+	free(d->dbps);
+	d->dbps = v;
+	d->ndbps = n;
+	if (d->launched && !d->ended && d->run == DAP_RUN_NONE) {
+		dap_bp_sync(d);
+		dap_bp_snapshot(d);
+	} else {
+		struct dap_zpoint z[256 + DAP_WATCH_SLOTS];
+
+		plan(d, z); /* (verified says whether they fit) */
+	}
+	out = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(out, "breakpoints");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "id", v[i].id);
+		cJSON_AddBoolToObject(o, "verified", v[i].verified);
+		if (!v[i].verified && v[i].why)
+			cJSON_AddStringToObject(o, "message", v[i].why);
+		cJSON_AddItemToArray(arr, o);
+	}
+	dap_respond(d, r, out);
+}

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What dap/'s files share: the adapter's state (struct dap), the request
+ * being answered, the RSP client (rsp.c), the replay child (child.c), the
+ * disassembler (disasm.c) and the request handlers of each file.
+ */
+#ifndef HERMIT_DAP_INTERNAL_H
+#define HERMIT_DAP_INTERNAL_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/common.h"
+#include "dap/dap.h"
+#include "dap/source.h"
+
+/* ---- rsp.c: the RSP client ---- */
+
+/* RSP's 'g' block (gdbstub/gdbstub.h): rax..r15, rip, eflags, the
+ * segments; what the Registers scope shows. */
+#define DAP_REGS_SIZE 816
+
+/* Stub's watchpoint slots: `hermit replay` keeps 64 (replayer/internal.h,
+ * MAX_WPS), each of 1, 2, 4 or 8 aligned bytes. */
+#define DAP_WATCH_SLOTS 64
+
+enum dap_stop_kind {
+	DAP_STOP_SIGNAL, /* T or S */
+	DAP_STOP_EXITED, /* W */
+	DAP_STOP_KILLED, /* X */
+};
+
+enum dap_stop_why {
+	DAP_WHY_NONE,
+	DAP_WHY_SWBREAK,
+	DAP_WHY_HWBREAK,
+	DAP_WHY_WATCH,
+	DAP_WHY_RWATCH,
+	DAP_WHY_AWATCH,
+	DAP_WHY_BEGIN, /* replaylog:begin: reverse execution reached the start */
+	DAP_WHY_END,   /* replaylog:end: the end of the recording */
+};
+
+struct dap_stop {
+	int kind;	     /* enum dap_stop_kind */
+	int sig;	     /* gdb's numbering; 5 is SIGTRAP, 2 SIGINT */
+	int status;	     /* W's exit status */
+	int tid;	     /* the thread, or 0 */
+	int why;	     /* enum dap_stop_why */
+	uint64_t watch_addr; /* watch, rwatch, awatch */
+};
+
+struct dap_rsp {
+	int fd;			 /* the connection to the stub, or -1 */
+	int no_ack;		 /* QStartNoAckMode done */
+	unsigned char in[16384]; /* received, not yet framed */
+	size_t in_len;
+	struct hm_buf pkt;     /* the last packet, decoded, NUL after it */
+	struct hm_buf console; /* O packets' text since it was reset */
+	/* While a request waits for its reply: more descriptors to watch
+	 * (the replay child's output), filled and served by the caller. */
+	int (*fill)(void *arg, struct pollfd *fds, int max);
+	void (*ready)(void *arg, const struct pollfd *fds, int n);
+	void *arg;
+};
+
+void dap_rsp_init(struct dap_rsp *r);
+/* Connect to 127.0.0.1:PORT (only loopback, ever) and set up the session:
+ * no-ack mode, qSupported. 0 or -errno. */
+int dap_rsp_connect(struct dap_rsp *r, int port);
+void dap_rsp_close(struct dap_rsp *r);
+/* Frame and send PAYLOAD ('#', '$', '}' and '*' escaped). 0 or -errno. */
+int dap_rsp_send(struct dap_rsp *r, const char *payload, size_t len);
+int dap_rsp_sendf(struct dap_rsp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* gdb's Ctrl-C: 0x03 outside a packet. */
+int dap_rsp_interrupt(struct dap_rsp *r);
+/* Read what the connection has now (it must be readable). 0, or -EPIPE
+ * when it ended. */
+int dap_rsp_fill(struct dap_rsp *r);
+/* The next whole packet already received into r->pkt (O packets go to
+ * r->console and are not returned): 1, 0 for none yet, -EBADMSG for a
+ * packet with a bad checksum (dropped). */
+int dap_rsp_next(struct dap_rsp *r);
+/* Wait for the next packet (serving the caller's descriptors meanwhile):
+ * 0 with it in r->pkt, or -errno (-EPIPE: the stub is gone). */
+int dap_rsp_wait(struct dap_rsp *r);
+/* Send PAYLOAD and wait for its reply in r->pkt: 0 or -errno. */
+int dap_rsp_request(struct dap_rsp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parse a stop reply (T, S, W, X): 0, or -EINVAL. */
+int dap_rsp_parse_stop(const char *pkt, struct dap_stop *st);
+/* Decode hex: the bytes, or -EINVAL. */
+int dap_unhex(const char *hex, size_t n, uint8_t *out);
+
+/* ---- child.c: the `hermit replay --gdbserver-only` child ---- */
+
+struct dap_child {
+	pid_t pid;	     /* 0: none (reaped) */
+	int out, err;	     /* its stdout and stderr, or -1 */
+	int port;	     /* where it serves RSP */
+	char *exe;	     /* the program as recorded (the command it printed) */
+	int status;	     /* waitpid's, once reaped */
+	struct hm_buf eline; /* a partial line of its stderr */
+};
+
+void dap_child_init(struct dap_child *c);
+/* Start HERMIT replay [RECORDING] --gdbserver-only and read the port it
+ * serves. 0, or -errno with the reason in WHY. */
+int dap_child_start(struct dap_child *c, const char *hermit, const char *recording, char *why,
+		    size_t size);
+/* End it (its process group), reap it. */
+void dap_child_stop(struct dap_child *c);
+/* Whether it is gone (reaped now if so). */
+int dap_child_gone(struct dap_child *c);
+/* The default hermit program: `hermit` beside this one, else on PATH. */
+char *dap_default_hermit(void);
+
+/* ---- disasm.c ---- */
+
+/* Decode the instruction at BUF (LEN bytes) at ADDR into TEXT, in AT&T
+ * syntax: its length, or -EINVAL. */
+int dap_disasm_one(const uint8_t *buf, size_t len, uint64_t addr, char *text, size_t size);
+/* Whether the instruction at BUF is a call: its length, else 0. */
+int dap_disasm_is_call(const uint8_t *buf, size_t len);
+
+/* ---- the adapter ---- */
+
+struct dap_req {
+	int64_t seq;
+	const char *command;
+	const cJSON *args; /* may be NULL */
+	int answered;
+};
+
+/* An instruction or function breakpoint. */
+struct dap_ibp {
+	int id;
+	uint64_t addr;
+	int verified;
+	int func; /* set by setFunctionBreakpoints */
+};
+
+/* A data breakpoint: SIZE bytes at ADDR. */
+struct dap_dbp {
+	int id;
+	uint64_t addr;
+	unsigned size; /* 1 to DAP_MAX_WATCH */
+	int type;      /* 2 write, 3 read, 4 readWrite, as Z2..Z4 */
+	int verified;
+	uint8_t snap[64]; /* its bytes at the last stop */
+	int have_snap;
+	const char *why; /* why it is not verified */
+};
+#define DAP_MAX_WATCH 64
+
+/* One Z packet's worth, as the stub holds it. */
+struct dap_zpoint {
+	int type; /* 0..4 */
+	uint64_t addr;
+	int kind;
+};
+
+enum dap_run {
+	DAP_RUN_NONE,	 /* stopped */
+	DAP_RUN_CONT,	 /* vCont;c */
+	DAP_RUN_REVERSE, /* bc */
+	DAP_RUN_STEP,	 /* vCont;s */
+	DAP_RUN_BSTEP,	 /* bs */
+	DAP_RUN_OVER,	 /* over a call: continue to its return */
+	DAP_RUN_QUERY,	 /* '?' after vRun or `monitor goto` */
+};
+
+struct dap_frame {
+	int tid;
+	int level;
+};
+
+struct dap {
+	struct dap_options o;
+	int (*send)(void *io, const char *bytes, size_t len);
+	void *io;
+	int64_t seq; /* of the last message sent */
+	struct dap_framer f;
+
+	int initialized; /* initialize answered */
+	int launched;	 /* the child is up and connected */
+	int ended;	 /* terminated was sent */
+	int quit;	 /* disconnect answered: the loop ends */
+	int stop_on_entry;
+	char *hermit; /* the hermit program */
+
+	struct dap_child child;
+	struct dap_rsp rsp;
+	struct dap_source *src;
+
+	/* running: a stop reply is owed */
+	enum dap_run run;
+	int run_tid;
+	const char *run_reason; /* the stopped reason when no breakpoint explains it */
+	const char *run_desc;	/* and its description, or NULL */
+	uint64_t over_addr;	/* DAP_RUN_OVER: the return address */
+	uint64_t over_sp;	/* and the stack pointer there */
+	int over_temp;		/* whether its breakpoint is ours alone (then held) */
+
+	/* the current stop */
+	int tid;
+	int *tids; /* the threads, as last listed */
+	char **names;
+	size_t nthreads;
+	struct dap_frame *frames; /* frame ids are index + 1, until the next resume */
+	size_t nframes;
+	uint8_t regs[DAP_REGS_SIZE];
+	int regs_tid; /* whose regs hold, or 0 */
+
+	/* breakpoints as the client set them, and what the stub holds */
+	struct dap_ibp *ibps;
+	size_t nibps;
+	struct dap_dbp *dbps;
+	size_t ndbps;
+	struct dap_zpoint held[256 + DAP_WATCH_SLOTS];
+	size_t nheld;
+	int next_id;
+};
+
+/* dispatch.c: messages out. */
+void dap_send_json(struct dap *d, cJSON *msg); /* takes MSG */
+void dap_event(struct dap *d, const char *event, cJSON *body);
+void dap_respond(struct dap *d, struct dap_req *r, cJSON *body); /* success, takes BODY */
+void dap_fail(struct dap *d, struct dap_req *r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void dap_output(struct dap *d, const char *category, const char *text, size_t len);
+/* Arguments: 0 found, 1 absent and not REQUIRED, -1 wrong or missing (the
+ * request was answered). */
+int dap_arg_num(struct dap *d, struct dap_req *r, const char *name, int required, int64_t *out);
+int dap_arg_str(struct dap *d, struct dap_req *r, const char *name, int required, const char **out);
+int dap_arg_bool(struct dap *d, struct dap_req *r, const char *name, int *out);
+int dap_arg_array(struct dap *d, struct dap_req *r, const char *name, const cJSON **out);
+/* "0x..." or decimal into *ADDR: 0 or -EINVAL. */
+int dap_parse_addr(const char *s, uint64_t *addr);
+
+/* Each request, by file. */
+void dap_req_initialize(struct dap *d, struct dap_req *r);
+void dap_req_launch(struct dap *d, struct dap_req *r);
+void dap_req_configuration_done(struct dap *d, struct dap_req *r);
+void dap_req_disconnect(struct dap *d, struct dap_req *r);
+void dap_req_terminate(struct dap *d, struct dap_req *r);
+void dap_req_restart(struct dap *d, struct dap_req *r);
+/* run.c */
+void dap_req_continue(struct dap *d, struct dap_req *r);
+void dap_req_reverse_continue(struct dap *d, struct dap_req *r);
+void dap_req_next(struct dap *d, struct dap_req *r);
+void dap_req_step_in(struct dap *d, struct dap_req *r);
+void dap_req_step_out(struct dap *d, struct dap_req *r);
+void dap_req_step_back(struct dap *d, struct dap_req *r);
+void dap_req_pause(struct dap *d, struct dap_req *r);
+void dap_req_evaluate(struct dap *d, struct dap_req *r);
+/* breakpoints.c */
+void dap_req_set_breakpoints(struct dap *d, struct dap_req *r);
+void dap_req_set_function_breakpoints(struct dap *d, struct dap_req *r);
+void dap_req_set_instruction_breakpoints(struct dap *d, struct dap_req *r);
+void dap_req_data_breakpoint_info(struct dap *d, struct dap_req *r);
+void dap_req_set_data_breakpoints(struct dap *d, struct dap_req *r);
+void dap_req_set_exception_breakpoints(struct dap *d, struct dap_req *r);
+/* inspect.c */
+void dap_req_threads(struct dap *d, struct dap_req *r);
+void dap_req_stack_trace(struct dap *d, struct dap_req *r);
+void dap_req_scopes(struct dap *d, struct dap_req *r);
+void dap_req_variables(struct dap *d, struct dap_req *r);
+void dap_req_read_memory(struct dap *d, struct dap_req *r);
+void dap_req_disassemble(struct dap *d, struct dap_req *r);
+
+/* run.c: a stop reply came (the loop read it): say so to the client, or
+ * go on (a watched neighbour, a call not yet returned). */
+void dap_stopped(struct dap *d, const struct dap_stop *st);
+/* The stub or the child is gone: terminated, with why. */
+void dap_lost(struct dap *d, const char *why);
+/* launch.c: the child's output, as events: what FD has now; all it has
+ * (at a stop, so output comes before the stop that follows it). */
+void dap_child_output(struct dap *d, int fd);
+void dap_drain_output(struct dap *d);
+/* run.c: resume HOW (thread TID where it matters); a stop that no
+ * breakpoint explains is reported with REASON and DESC. 0 or -errno. */
+int dap_resume(struct dap *d, enum dap_run how, int tid, const char *reason, const char *desc);
+/* breakpoints.c: make the stub hold what the client set (stopped only);
+ * snapshots of the data breakpoints' bytes. */
+void dap_bp_sync(struct dap *d);
+void dap_bp_snapshot(struct dap *d);
+/* Which data breakpoints a watch stop ST is for: their ids into IDS (at
+ * most MAX), the count; DESC gets old and new values. */
+size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, int *ids,
+			 size_t max, char *desc, size_t size);
+/* inspect.c: the stop's state is stale (a resume). */
+void dap_forget_stop(struct dap *d);
+/* Registers of TID into d->regs: 0 or -errno. */
+int dap_read_regs(struct dap *d, int tid);
+uint64_t dap_reg(const struct dap *d, int regno);
+/* Memory: 0 or -errno (-EFAULT: not all readable). */
+int dap_read_mem(struct dap *d, uint64_t addr, uint8_t *buf, size_t len);
+/* The thread list from the stub, with thread events for the changes. */
+void dap_update_threads(struct dap *d, int events);
+
+#endif /* HERMIT_DAP_INTERNAL_H */

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# hermit-dap as VS Code drives it (DESIGN.md "Debugging faces"): node runs
+# tests/dap/dap.test.js with @vscode/debugadapter-testsupport on a
+# recording of tests/guests/dapprog (two threads racing): entry,
+# instruction breakpoints, steps by instruction both ways, reverseContinue
+# to the previous hit and to the start, a data breakpoint forwards and
+# backwards, six at once, the output events, exited and terminated,
+# readMemory and disassemble against objdump, and malformed messages.
+# Without node the test is skipped; without tests/dap/node_modules it
+# fails (CI installs them: npm ci --prefix tests/dap).
+. "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
+: "${HERMIT_DAP:?HERMIT_DAP must name the hermit-dap binary}"
+
+command -v node >/dev/null 2>&1 || skip "node is not installed (Debian package nodejs)"
+[ -d "$TESTS_SRCDIR/dap/node_modules/@vscode/debugadapter-testsupport" ] ||
+	fail "tests/dap/node_modules is missing: run 'npm ci --prefix tests/dap'"
+command -v objdump >/dev/null 2>&1 || fail "objdump is not installed (Debian package binutils)"
+export HERMIT_DATA_DIR="$WORK/data"
+
+hm "$WORK/rec" record start -- "$GUESTS/dapprog"
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec.err" >&2; fail "recording dapprog exited $st"; }
+grep -q '^counter [0-9]*$' "$WORK/rec" || fail "dapprog printed: $(cat "$WORK/rec")"
+
+DAPPROG_STDOUT=$(cat "$WORK/rec"; echo x)
+DAPPROG_STDOUT=${DAPPROG_STDOUT%x}
+export DAPPROG_STDOUT HERMIT_DAP
+# hermit-dap finds hermit beside itself; the tests give it no other.
+timeout -k 5 900 node "$TESTS_SRCDIR/dap/dap.test.js" >"$WORK/node.out" 2>&1
+st=$?
+if [ "$st" != 0 ]; then
+	cat "$WORK/node.out" >&2
+	fail "tests/dap/dap.test.js exited $st"
+fi
+grep -E '^# (tests|pass|fail)' "$WORK/node.out"
