@@ -542,15 +542,12 @@ void rec_fs_exit(struct rec *r, struct task *t, const struct rec_call *c)
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c)
 {
 	static const struct fs_operand open_op = CWD(0), openat_op = { 0, 1 };
-	/* open, creat: (path, flags); openat: (dirfd, path, flags) */
-	int at = c->nr == SYS_openat;
-	int flags = (int)c->args[at ? 2 : 1];
+	/* open, creat: (path, flags); openat, openat2: (dirfd, path, ...) */
+	int at = rec_open_path_arg(c->nr);
 
 	if (!r->opts->files)
 		return;
-	if (c->nr == SYS_creat)
-		flags = O_CREAT | O_WRONLY | O_TRUNC;
-	note_operand(r, t, c, at ? &openat_op : &open_op, rec_open_writes(flags));
+	note_operand(r, t, c, at ? &openat_op : &open_op, rec_open_writes(rec_open_flags(t, c)));
 }
 
 void rec_capture_exec(struct rec *r, struct task *t)

@@ -402,6 +402,12 @@ uint64_t rec_sent_digest(const struct task *t, const struct rec_syscall *row,
  * path open (or creat) C names as it is now, with its content when C may
  * write it, unless the run knew it before. */
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
+/* The open flags of call C of T: open, creat, openat, and openat2's,
+ * read from its struct open_how as the kernel copies it at the call's
+ * start (fs/open.c); 0 where that cannot be read (the kernel says EFAULT). */
+long rec_open_flags(struct task *t, const struct rec_call *c);
+/* The argument that holds the path an open-family call NR opens. */
+int rec_open_path_arg(long nr);
 /* Whether syscall NR only looks at the file system (a replay answers it
  * from the log without running it), or changes it or needs its paths as
  * they were (a replay runs it, its result the log's). */

@@ -20,7 +20,8 @@
  *   sparse   maps a 100 GiB sparse file it made (ARGV[2]), touches a
  *            few pages far apart, reads them back
  *   openat2  opens ARGV[2] with openat2 (falling back to openat where it
- *            fails with ENOSYS) and prints it
+ *            fails with ENOSYS) and prints it, then makes the file "made"
+ *            (O_CREAT | O_EXCL)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -276,6 +277,13 @@ static int do_openat2(const char *path)
 	n = read(fd, buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = 0;
 	printf("fd %d: %s", fd, buf);
+	/* a file it makes: O_EXCL fails where one is there */
+	how.flags = O_WRONLY | O_CREAT | O_EXCL;
+	how.mode = 0644;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, "made", &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(AT_FDCWD, "made", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	printf("made: %s\n", fd < 0 ? strerror(errno) : "made");
 	return 0;
 }
 

@@ -82,4 +82,50 @@ grep -q '^read 8[0-9]* bytes' "$WORK/sendtcp.rec" || fail "sendtcp: $(cat "$WORK
 # and through a socketpair of its own
 both sendpair 2 send
 
+# openat2 records and replays as openat does: the file it read is gone
+# at replay time, and the file it made with O_EXCL is there.
+mkdir -p "$WORK/openat2"
+echo "first content" >"$WORK/openat2/f"
+(cd "$WORK/openat2" && hm "$WORK/openat2.rec" record start -- "$OUTSIDE" openat2 f)
+st=$?
+[ "$st" = 0 ] || { tail -5 "$WORK/openat2.rec.err" >&2; fail "openat2: recording exited $st"; }
+printf 'fd 3: first content\nmade: made\n' | diff -u - "$WORK/openat2.rec" || fail "openat2: the recording printed otherwise"
+rm "$WORK/openat2/f"
+for i in 1 2; do
+	(cd "$WORK" && hm "$WORK/openat2.rep" replay --autopilot)
+	st=$?
+	[ "$st" = 0 ] || { tail -5 "$WORK/openat2.rep.err" >&2; fail "openat2: replay $i exited $st"; }
+	diff -u "$WORK/openat2.rec" "$WORK/openat2.rep" || fail "openat2: replay $i printed other output"
+done
+echo "openat2: replayed twice after the file it read was removed"
+
+# A recording of another format: metadata.json's schema, or the event
+# log's magic, says another version. One line, exit 125, nothing run.
+cp -r "$WORK/data/recordings/outside-1" "$WORK/data/recordings/outside-99"
+sed -i 's|"hermit.recording/1"|"hermit.recording/2"|' "$WORK/data/recordings/outside-99/metadata.json"
+hm "$WORK/v2" replay --autopilot outside-99
+st=$?
+[ "$st" = 125 ] || { cat "$WORK/v2.err" >&2; fail "another format: replay exited $st, not 125"; }
+[ "$(wc -l <"$WORK/v2.err")" = 1 ] || { cat "$WORK/v2.err" >&2; fail "another format: not one line"; }
+grep -q "^hermit: cannot open recording 'outside-99': it was made in the recording format 'hermit.recording/2', and this hermit (.*) reads 'hermit.recording/1' only$" \
+	"$WORK/v2.err" || { cat "$WORK/v2.err" >&2; fail "another format: the line does not say so"; }
+[ -s "$WORK/v2" ] && fail "another format: the replay printed $(cat "$WORK/v2")"
+rm -r "$WORK/data/recordings/outside-99"
+cp -r "$WORK/data/recordings/outside-1" "$WORK/data/recordings/outside-98"
+python3 - "$WORK/data/recordings/outside-98/events.xz" <<'PY' || fail "another log format: cannot rewrite the log"
+import lzma, sys
+p = sys.argv[1]
+data = lzma.open(p).read()
+assert data[:8] == b"HMEVLOG2"
+with lzma.open(p, "wb", check=lzma.CHECK_CRC32) as f:
+    f.write(b"HMEVLOG1" + data[8:])
+PY
+hm "$WORK/log1" replay --autopilot outside-98
+st=$?
+[ "$st" = 125 ] || { cat "$WORK/log1.err" >&2; fail "another log format: replay exited $st, not 125"; }
+[ "$(wc -l <"$WORK/log1.err")" = 1 ] || { cat "$WORK/log1.err" >&2; fail "another log format: not one line"; }
+grep -q "^hermit: cannot replay 'outside-98': events.xz is in another event-log format than this hermit's (HMEVLOG2)$" \
+	"$WORK/log1.err" || { cat "$WORK/log1.err" >&2; fail "another log format: the line does not say so"; }
+echo "another format: refused in one line, exit 125"
+
 exit 0
