@@ -614,6 +614,7 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 			 * answers; a send that filled its buffer would wait for
 			 * ever. */
 			if (rec_fd_network(r, t->tid, (int)c->args[0])) {
+				t->sends_out = 0; /* no exit to see */
 				answer(r, t, row, t->retrying);
 				return;
 			}
