@@ -2,6 +2,9 @@
 /*
  * Content-addressed copies of files: a file is stored under the SHA-256 of
  * its bytes, so the same content is kept once however often it is stored.
+ * A file with holes is hashed and copied by its data extents, and its
+ * copy keeps the holes (sha256_sparse): a sparse file of 100 GiB costs
+ * what its data does.
  *
  * Storing is a hard link where the file system allows one (no bytes move)
  * and a copy where it does not: across file systems (EXDEV), or for a file
@@ -13,6 +16,7 @@
  */
 #include "config.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -40,15 +44,108 @@ static char *tmp_path(const char *dir, const char *hex)
 	return (char *)b.data;
 }
 
-/* Hash FD from where it stands to its end into HEX and *SIZE; when OUT is
- * not -1, also write the bytes to OUT. */
+/* HEX: the digest in CTX. 0 or -EIO. */
+static int finish_hex(EVP_MD_CTX *ctx, char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32)
+		return -EIO;
+	for (unsigned int i = 0; i < mdlen; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[2 * mdlen] = 0;
+	return 0;
+}
+
+/* Hash the LEN bytes of FD at AT into CTX; when OUT is not -1, also write
+ * them to OUT at the same offset. */
+static int copy_extent(int fd, int out, off_t at, off_t len, EVP_MD_CTX *ctx, unsigned char *buf)
+{
+	while (len > 0) {
+		ssize_t r = pread(fd, buf, len < STEP ? (size_t)len : STEP, at);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EIO; /* cut short while we read it */
+		if (EVP_DigestUpdate(ctx, buf, (size_t)r) != 1)
+			return -EIO;
+		for (ssize_t done = 0; out != -1 && done < r;) {
+			ssize_t w = pwrite(out, buf + done, (size_t)(r - done), at + done);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+			done += w;
+		}
+		at += r;
+		len -= r;
+	}
+	return 0;
+}
+
+/*
+ * A file with holes (SEEK_HOLE finds one before its end): its digest is
+ * the SHA-256 of "hermit.sparse/1", its size, and for each data extent
+ * its offset, its length and its bytes (64-bit little-endian numbers),
+ * so the holes are neither read nor hashed (a 100 GiB file made by
+ * ftruncate has none of its size to read), and OUT, where it is not -1,
+ * gets the extents at their offsets and the holes as holes. The name of
+ * such a copy is this digest, not sha256sum's of the file.
+ */
+static int sha256_sparse(int fd, int out, off_t size, unsigned char *buf, EVP_MD_CTX *ctx,
+			 char hex[65])
+{
+	static const char tag[] = "hermit.sparse/1";
+	uint64_t le[2];
+	off_t at = 0;
+	int err = 0;
+
+	le[0] = htole64((uint64_t)size);
+	if (EVP_DigestUpdate(ctx, tag, sizeof(tag)) != 1 ||
+	    EVP_DigestUpdate(ctx, le, sizeof(le[0])) != 1)
+		return -EIO;
+	while (!err && at < size) {
+		off_t data = lseek(fd, at, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break; /* holes to the end */
+		if (data < 0)
+			return -errno;
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		if (hole > size)
+			hole = size;
+		le[0] = htole64((uint64_t)data);
+		le[1] = htole64((uint64_t)(hole - data));
+		if (EVP_DigestUpdate(ctx, le, sizeof(le)) != 1)
+			return -EIO;
+		err = copy_extent(fd, out, data, hole - data, ctx, buf);
+		at = hole;
+	}
+	if (!err && out != -1 && ftruncate(out, size) < 0)
+		err = -errno;
+	return err ? err : finish_hex(ctx, hex);
+}
+
+/* Hash FD (a regular file, from its start) into HEX and *SIZE; when OUT is
+ * not -1, also write the bytes to OUT. A file with holes is hashed and
+ * copied by its data extents (sha256_sparse). */
 static int sha256_copy(int fd, int out, char hex[65], uint64_t *size)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned char *buf;
-	unsigned int mdlen = 0;
 	uint64_t total = 0;
+	struct stat st;
+	off_t hole;
 	int err = 0;
 
 	if (!ctx)
@@ -56,6 +153,20 @@ static int sha256_copy(int fd, int out, char hex[65], uint64_t *size)
 	buf = xmalloc(STEP);
 	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
 		err = -EIO;
+	else if (fstat(fd, &st) < 0)
+		err = -errno;
+	/* Where SEEK_HOLE is not known, the file is one extent. */
+	if (!err && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (hole = lseek(fd, 0, SEEK_HOLE)) >= 0 && hole < st.st_size) {
+		err = sha256_sparse(fd, out, st.st_size, buf, ctx, hex);
+		if (!err)
+			*size = (uint64_t)st.st_size;
+		free(buf);
+		EVP_MD_CTX_free(ctx);
+		return err;
+	}
+	if (!err && lseek(fd, 0, SEEK_SET) < 0)
+		err = -errno;
 	while (!err) {
 		ssize_t r = read(fd, buf, STEP);
 
@@ -72,18 +183,10 @@ static int sha256_copy(int fd, int out, char hex[65], uint64_t *size)
 			err = hm_write_all(out, buf, (size_t)r);
 		total += (uint64_t)r;
 	}
-	if (!err && (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32))
-		err = -EIO;
-	if (!err) {
-		static const char digits[] = "0123456789abcdef";
-
-		for (unsigned int i = 0; i < mdlen; i++) {
-			hex[2 * i] = digits[md[i] >> 4];
-			hex[2 * i + 1] = digits[md[i] & 15];
-		}
-		hex[2 * mdlen] = 0;
+	if (!err)
+		err = finish_hex(ctx, hex);
+	if (!err)
 		*size = total;
-	}
 	free(buf);
 	EVP_MD_CTX_free(ctx);
 	return err;

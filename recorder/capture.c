@@ -66,28 +66,6 @@ int rec_call_hidden(const struct rec_syscall *row, const struct rec_call *c)
 
 #define MAX_IOV 1024
 
-/*
- * Bytes an ioctl writes at its argument: what an _IOR request encodes, and
- * for the terminal requests older than that encoding, their structures
- * (include/uapi/asm-generic/ioctls.h; the kernel's struct termios, not
- * glibc's, is 36 bytes: include/uapi/asm-generic/termbits.h).
- */
-static size_t ioctl_out(uint64_t req)
-{
-	switch (req) {
-	case 0x5401: /* TCGETS */
-		return 36;
-	case 0x5413: /* TIOCGWINSZ */
-		return 8;
-	case 0x540f: /* TIOCGPGRP */
-	case 0x5411: /* TIOCOUTQ */
-	case 0x541b: /* FIONREAD */
-	case 0x5429: /* TIOCGSID */
-		return 4;
-	}
-	return (req >> 30) & 2 ? (req >> 16) & 0x3fff : 0; /* _IOC_READ: _IOC_SIZE */
-}
-
 /* Append the first LEFT bytes of the CNT iovecs at IOV_ADDR to OUT. */
 static void read_iov(struct task *t, uint64_t iov_addr, size_t cnt, size_t left, struct hm_buf *out)
 {
@@ -199,9 +177,12 @@ static void read_output(struct task *t, const struct rec_syscall *row, const str
 	case OUT_SIZE:
 		n = row->out_size;
 		break;
-	case OUT_IOCTL:
-		n = ioctl_out(c->args[1]);
+	case OUT_IOCTL: {
+		long k = rec_ioctl_out(c->args[1]);
+
+		n = k > 0 ? (size_t)k : 0; /* unknown: nothing kept (answer()) */
 		break;
+	}
 	case OUT_IOV:
 		read_iov(t, addr, c->args[row->out_arg + 1], (size_t)ret, out);
 		return;
@@ -346,6 +327,14 @@ int rec_fd_from_outside(const struct rec *r, pid_t tid, int fd)
 	return 0;
 }
 
+int rec_fd_network(const struct rec *r, pid_t tid, int fd)
+{
+	char target[256];
+
+	return r->opts->network_host && tracer_fd_target(tid, fd, target, sizeof(target)) == 0 &&
+	       strncmp(target, "socket:", 7) == 0 && !rec_hermits_own(r, target);
+}
+
 /* Write a hidden call's INPUT frame (record). */
 static void log_input(struct rec *r, struct task *t, const struct rec_call *c)
 {
@@ -482,7 +471,8 @@ int rec_replay_not_next(struct rec *r, struct task *t)
 	 * to this one) came first in the recording. */
 	return !t->outside && r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) > 0 &&
 	       (REC_EV_TASK(ev) != t->index || REC_EV_NR(ev) != t->call.nr ||
-		(REC_EV_KIND(ev) != REC_EV_INPUT && REC_EV_KIND(ev) != REC_EV_EXIT));
+		(REC_EV_KIND(ev) != REC_EV_INPUT && REC_EV_KIND(ev) != REC_EV_EXIT &&
+		 REC_EV_KIND(ev) != REC_EV_OUTPUT));
 }
 
 void rec_park_rewound(struct rec *r, struct task *t, struct user_regs_struct *regs)
@@ -542,12 +532,14 @@ static void not_yet(struct task *t, const struct rec_syscall *row)
 
 /*
  * Replay: call C of T (ROW), at its entry, is not run: the recorded bytes
- * and result are the answer. RETRIED: it was parked before and finishes
- * now, as in the recording.
+ * and result are the answer (for a send, the result, and the bytes must
+ * be the ones the recording sent). RETRIED: it was parked before and
+ * finishes now, as in the recording.
  */
 static void answer(struct rec *r, struct task *t, const struct rec_syscall *row, int retried)
 {
 	struct rec_call *c = &t->call;
+	int sent = row->sent != SENT_NONE;
 	const struct rec_event_record *ev;
 	const unsigned char *p;
 	size_t n;
@@ -558,10 +550,35 @@ static void answer(struct rec *r, struct task *t, const struct rec_syscall *row,
 		r->progress++;
 	}
 	c->ret = 0;
-	if (!recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n))
+	if (!recorded(r, t, c, sent ? REC_EV_OUTPUT : REC_EV_INPUT, &ev, &p, &n))
 		return;
-	write_output(r, t, row, c, p, n);
 	c->ret = (long)REC_EV_RET(ev);
+	if (c->nr == SYS_ioctl && c->ret >= 0 && rec_ioctl_out(c->args[1]) < 0) {
+		/* The buffer would keep what the guest had put there. */
+		char why[256];
+
+		snprintf(why, sizeof(why),
+			 "ioctl request 0x%x on descriptor %d (outside the guest) writes what its "
+			 "number does not size, which the recording could not keep",
+			 (unsigned)c->args[1], (int)c->args[0]);
+		rec_diverged(r, NULL, ev, why);
+		return;
+	}
+	if (sent) {
+		/* Not sent again: what the guest hands over must be what the
+		 * recording's sent (the digest its output frame keeps). */
+		struct rec_event_record got;
+
+		t->out_digest = rec_sent_digest(t, row, c);
+		make_record(t, c, REC_EV_OUTPUT, &got);
+		t->out_digest = 0;
+		if (REC_EV_OUT(&got) != REC_EV_OUT(ev)) {
+			rec_diverged(r, ev, &got, NULL);
+			return;
+		}
+	} else {
+		write_output(r, t, row, c, p, n);
+	}
 	r->opts->source->take(r->opts->source->ctx);
 	r->frames++;
 	c->regs.rax = (uint64_t)c->ret;
@@ -582,6 +599,25 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 			/* To the guest itself: nothing to keep, no exit to see. */
 			rec_resume(t, RESUME_CONT, 0);
 			return;
+		}
+		if (r->opts->mode == REC_MODE_REPLAY && t->sends_out) {
+			/* Others' events come first in the log: it waited in the
+			 * recording (a full buffer, a slow reader), and waits
+			 * here until the log says it returned. */
+			if (rec_replay_not_next(r, t)) {
+				not_yet(t, row);
+				return;
+			}
+			/* The host's network (--network=host): not sent again.
+			 * Its reader, the guest's own or a host's, is not there
+			 * to drain it in a replay, whose reads of it the log
+			 * answers; a send that filled its buffer would wait for
+			 * ever. */
+			if (rec_fd_network(r, t->tid, (int)c->args[0])) {
+				t->sends_out = 0; /* no exit to see */
+				answer(r, t, row, t->retrying);
+				return;
+			}
 		}
 	}
 	if (rec_fs_answered(c->nr) || rec_fs_runs(c->nr)) {
@@ -695,6 +731,14 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 		read_output(t, row, c, c->ret, &r->payload);
 		log_input(r, t, c);
 		rec_fs_exit(r, t, c);
+		if (c->nr == SYS_ioctl && c->ret >= 0 && rec_ioctl_out(c->args[1]) < 0 &&
+		    !r->ioctl_warned && rec_fd_from_outside(r, t->tid, (int)c->args[0])) {
+			hm_warn("ioctl request 0x%x on descriptor %d (outside the guest) writes "
+				"what its number does not size: a replay of this recording "
+				"stops there",
+				(unsigned)c->args[1], (int)c->args[0]);
+			r->ioctl_warned = 1;
+		}
 	} else if (recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n)) {
 		if (row->out != OUT_XFER)
 			write_output(r, t, row, c, p, n);

@@ -122,19 +122,20 @@ int rec_poll_each(pid_t tid, long nr, const uint64_t args[6], rec_fd_visit visit
 	}
 	case SYS_select:
 	case SYS_pselect6: {
+		static uint64_t set[REC_SELECT_FDS_MAX / 64];
 		int nfds = (int)args[0];
+		size_t n = (size_t)(nfds + 63) / 64;
 
-		if (nfds < 0 || nfds > FD_SETSIZE)
+		if (nfds < 0 || nfds > REC_SELECT_FDS_MAX)
 			return -EFAULT;
 		for (int k = 0; k < 3 && !got; k++) {
-			fd_set set;
-
 			if (!args[k + 1])
 				continue;
-			if (tracer_read_mem(tid, args[k + 1], &set, sizeof(set)) < 0)
+			/* the kernel reads as many whole longs (fs/select.c) */
+			if (tracer_read_mem(tid, args[k + 1], set, n * 8) < 0)
 				return -EFAULT;
 			for (int fd = 0; fd < nfds && !got; fd++) {
-				if (FD_ISSET(fd, &set))
+				if (set[fd / 64] >> (fd % 64) & 1)
 					got = visit(ctx, fd, set_events[k]);
 			}
 		}

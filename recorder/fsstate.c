@@ -382,9 +382,12 @@ static long note(struct rec_files *f, const char *path, int keep)
 
 		/* Known by its size, now about to change: its content too. */
 		if (keep && b->kind == TRACER_PATH_SIZED && !b->changed && lstat(path, &st) == 0 &&
-		    S_ISREG(st.st_mode) && (uint64_t)st.st_size <= BEFORE_MAX &&
-		    store(f, path, b->sha256, &b->size) == 0)
-			b->kind = TRACER_PATH_FILE;
+		    S_ISREG(st.st_mode)) {
+			if ((uint64_t)st.st_size > BEFORE_MAX)
+				b->too_large = 1;
+			else if (store(f, path, b->sha256, &b->size) == 0)
+				b->kind = TRACER_PATH_FILE;
+		}
 		return known;
 	}
 	/* The folders above it first: a replay makes them where missing. */
@@ -419,6 +422,7 @@ static long note(struct rec_files *f, const char *path, int keep)
 		if (keep && (uint64_t)st.st_size > BEFORE_MAX) {
 			hm_warn("'%s' is too large to keep as it was before the run changed it",
 				path);
+			e.too_large = 1;
 		} else if (keep) {
 			err = store(f, path, e.sha256, &e.size);
 			if (err) {
@@ -542,15 +546,12 @@ void rec_fs_exit(struct rec *r, struct task *t, const struct rec_call *c)
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c)
 {
 	static const struct fs_operand open_op = CWD(0), openat_op = { 0, 1 };
-	/* open, creat: (path, flags); openat: (dirfd, path, flags) */
-	int at = c->nr == SYS_openat;
-	int flags = (int)c->args[at ? 2 : 1];
+	/* open, creat: (path, flags); openat, openat2: (dirfd, path, ...) */
+	int at = rec_open_path_arg(c->nr);
 
 	if (!r->opts->files)
 		return;
-	if (c->nr == SYS_creat)
-		flags = O_CREAT | O_WRONLY | O_TRUNC;
-	note_operand(r, t, c, at ? &openat_op : &open_op, rec_open_writes(flags));
+	note_operand(r, t, c, at ? &openat_op : &open_op, rec_open_writes(rec_open_flags(t, c)));
 }
 
 void rec_capture_exec(struct rec *r, struct task *t)

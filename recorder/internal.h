@@ -113,8 +113,9 @@ struct task {
 	int poll_retry;		     /* WAIT_POLL: the next entry is a retry */
 	int64_t poll_deadline;	     /* WAIT_POLL: virtual ns when it returns 0 */
 	unsigned char poll_orig[16]; /* WAIT_POLL: the timeout struct as given */
-	unsigned char poll_sets[3][FD_SETSIZE / 8]; /* WAIT_POLL, select: the sets as
-						     * given (the kernel clears them) */
+	unsigned char *poll_sets; /* WAIT_POLL, select: the three sets as given (the
+				   * kernel clears them), one after the other */
+	size_t poll_sets_cap;	  /* bytes poll_sets holds */
 	int poll_timed;				    /* the poll-family call has a finite timeout */
 	int poll_outside;			    /* it watches the outside (enum poll_outside) */
 	int yielded;				    /* sched_yield: others first */
@@ -245,6 +246,7 @@ struct rec {
 	int urandom_warned;
 	struct hm_buf payload;	  /* record: the output of the event being made */
 	int diverged;		  /* replay: the divergence was reported */
+	int ioctl_warned;	  /* record: an ioctl no replay can answer was named */
 	struct task *dbg_pending; /* debugger: stop when this task is resumed next */
 	int dbg_stop_next;	  /* debugger: stop when any guest task is resumed next */
 	pid_t dbg_step;		  /* debugger: the task that single-steps */
@@ -356,6 +358,9 @@ int rec_call_hidden(const struct rec_syscall *row, const struct rec_call *c);
 /* Whether descriptor FD of task TID leads outside the guest, where a replay
  * must not read: hermit's own pipes and sockets, devices, the host network. */
 int rec_fd_from_outside(const struct rec *r, pid_t tid, int fd);
+/* Whether FD of TID is a socket on the host's network (--network=host),
+ * not one of hermit's own: a replay does not send on it again. */
+int rec_fd_network(const struct rec *r, pid_t tid, int fd);
 /* A hidden call's entry: resume T as it must go on (replay: perhaps
  * answering it from the log). */
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row);
@@ -397,6 +402,12 @@ uint64_t rec_sent_digest(const struct task *t, const struct rec_syscall *row,
  * path open (or creat) C names as it is now, with its content when C may
  * write it, unless the run knew it before. */
 void rec_capture_open(struct rec *r, struct task *t, const struct rec_call *c);
+/* The open flags of call C of T: open, creat, openat, and openat2's,
+ * read from its struct open_how as the kernel copies it at the call's
+ * start (fs/open.c); 0 where that cannot be read (the kernel says EFAULT). */
+long rec_open_flags(struct task *t, const struct rec_call *c);
+/* The argument that holds the path an open-family call NR opens. */
+int rec_open_path_arg(long nr);
 /* Whether syscall NR only looks at the file system (a replay answers it
  * from the log without running it), or changes it or needs its paths as
  * they were (a replay runs it, its result the log's). */
@@ -484,6 +495,12 @@ typedef int (*rec_fd_visit)(void *ctx, int fd, short events);
  * watches, from fdinfo), until VISIT returns nonzero: that value, 0 when
  * all were visited, -EFAULT when the set cannot be read (or has more than
  * 4,096 entries), -ENOSYS when NR is not a poll-family call. */
+/* select and pselect6: the most descriptors (nfds) whose sets hermit
+ * reads, keeps in a log and puts back; the kernel takes up to the size of
+ * the process's descriptor table (fs/select.c core_sys_select()), past
+ * FD_SETSIZE where RLIMIT_NOFILE allows. A larger nfds counts as watching
+ * the outside and its sets are not kept. */
+#define REC_SELECT_FDS_MAX 65536
 int rec_poll_each(pid_t tid, long nr, const uint64_t args[6], rec_fd_visit visit, void *ctx);
 /* Whether the poll-family call NR (ARGS, of task TID) watches a descriptor
  * PRED holds for, or one it cannot read the set of: 1 or 0; -1 when NR
@@ -748,6 +765,9 @@ void rec_sys_stat_exit(struct rec *r, struct task *t, struct rec_call *c);
 void rec_sys_getdents_exit(struct rec *r, struct task *t, struct rec_call *c);
 /* statfs and fstatfs: counts and f_fsid of hermit's (HIDDEN_ALWAYS rows) */
 void rec_sys_statfs_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* Bytes ioctl REQUEST writes at its argument (0: none); -1 where neither
+ * its encoding nor hermit's table of older requests says (ioctls.c). */
+long rec_ioctl_out(uint64_t request);
 /* ioctl: FS_IOC_GETVERSION's inode generation is 0 */
 void rec_sys_ioctl_exit(struct rec *r, struct task *t, struct rec_call *c);
 

@@ -136,7 +136,7 @@ static void add_mmsg(struct collect *c, uint64_t addr, uint64_t vlen, int send)
 static void add_sets(struct collect *c, const uint64_t a[6])
 {
 	int nfds = (int)a[0];
-	size_t n = nfds > 0 && nfds <= FD_SETSIZE ? (size_t)(nfds + 63) / 64 * 8 : 0;
+	size_t n = nfds > 0 && nfds <= REC_SELECT_FDS_MAX ? (size_t)(nfds + 63) / 64 * 8 : 0;
 
 	for (int k = 1; k <= 3 && n; k++)
 		add_kind(c, a[k], n, SETS);

@@ -149,6 +149,8 @@ struct rec_files {
 		char *target;  /* before, a symbolic link: where it points */
 		int changed;   /* before: the run made, moved or removed it: what
 				   * lies below it is the run's own */
+		int too_large; /* before: the run opened it to write, and its
+				* content was too large to keep */
 	} * entries;
 	size_t n;
 	struct rec_file_entry *before; /* paths as the run first found them (capture.c,

@@ -90,6 +90,7 @@ void rec_task_remove(struct rec *r, struct task *t)
 		tracer_blockwatch_set(0);
 	}
 	rec_parked_free(t);
+	free(t->poll_sets);
 	rec_fifo_drop(t);
 	free(t);
 }

@@ -46,7 +46,10 @@ static int written(const struct rec *r, const char *path)
 
 	for (size_t i = 0; f && i < f->nbefore; i++) {
 		if (strcmp(f->before[i].path, path) == 0)
-			return f->before[i].sha256[0] || f->before[i].changed;
+			/* kept as it was, made, moved or removed, noted absent
+			 * (the run made it), or opened to write but too large */
+			return f->before[i].sha256[0] || f->before[i].changed ||
+			       f->before[i].kind == TRACER_PATH_ABSENT || f->before[i].too_large;
 	}
 	return 0;
 }

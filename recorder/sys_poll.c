@@ -157,7 +157,8 @@ static size_t set_bytes(const struct rec_call *c)
 {
 	int nfds = (int)c->args[0];
 
-	if ((c->nr != SYS_select && c->nr != SYS_pselect6) || nfds <= 0 || nfds > FD_SETSIZE)
+	if ((c->nr != SYS_select && c->nr != SYS_pselect6) || nfds <= 0 ||
+	    nfds > REC_SELECT_FDS_MAX)
 		return 0;
 	return (size_t)(nfds + 63) / 64 * 8;
 }
@@ -166,23 +167,29 @@ static void save_sets(struct task *t, const struct rec_call *c)
 {
 	size_t n = set_bytes(c);
 
+	if (3 * n > t->poll_sets_cap) {
+		t->poll_sets = xrealloc(t->poll_sets, 3 * n);
+		t->poll_sets_cap = 3 * n;
+	}
 	for (int k = 0; k < 3 && n; k++) {
 		if (c->args[k + 1] &&
-		    tracer_read_mem(t->tid, c->args[k + 1], t->poll_sets[k], n) < 0)
-			memset(t->poll_sets[k], 0, n);
+		    tracer_read_mem(t->tid, c->args[k + 1], t->poll_sets + k * n, n) < 0)
+			memset(t->poll_sets + k * n, 0, n);
 	}
 }
 
 /* Put the saved sets back (CLEAR: zeros, as a select that timed out). */
 static void put_sets(struct task *t, const struct rec_call *c, int clear)
 {
-	static const unsigned char zeros[FD_SETSIZE / 8];
+	static const unsigned char zeros[REC_SELECT_FDS_MAX / 8];
 	size_t n = set_bytes(c);
 
+	if (!clear && 3 * n > t->poll_sets_cap)
+		return; /* none saved */
 	for (int k = 0; k < 3 && n; k++) {
 		if (c->args[k + 1])
-			tracer_write_mem(t->tid, c->args[k + 1], clear ? zeros : t->poll_sets[k],
-					 n);
+			tracer_write_mem(t->tid, c->args[k + 1],
+					 clear ? zeros : t->poll_sets + k * n, n);
 	}
 }
 
@@ -289,7 +296,7 @@ int rec_poll_regions(const struct rec_call *c, long ret, uint64_t addr[3], size_
 		return 1;
 	case SYS_select:
 	case SYS_pselect6:
-		if (nfds <= 0 || nfds > FD_SETSIZE)
+		if (nfds <= 0 || nfds > REC_SELECT_FDS_MAX)
 			return 0;
 		for (int i = 1; i <= 3; i++) {
 			if (c->args[i]) {

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
+
 #include "internal.h"
 
 #ifndef GRND_NONBLOCK
@@ -96,6 +98,30 @@ static int is_random_fd(pid_t tid, long fd)
 	return strcmp(target, "/dev/urandom") == 0 || strcmp(target, "/dev/random") == 0;
 }
 
+int rec_open_path_arg(long nr)
+{
+	return nr == SYS_openat || nr == SYS_openat2;
+}
+
+long rec_open_flags(struct task *t, const struct rec_call *c)
+{
+	struct open_how how;
+
+	switch (c->nr) {
+	case SYS_creat:
+		return O_CREAT | O_WRONLY | O_TRUNC;
+	case SYS_openat:
+		return (long)c->args[2];
+	case SYS_openat2: /* (dirfd, path, how, size): flags lead every size */
+		if (c->args[3] < sizeof(how.flags) ||
+		    tracer_read_mem(t->tid, c->args[2], &how.flags, sizeof(how.flags)) < 0)
+			return 0;
+		return (long)how.flags;
+	default:
+		return (long)c->args[1];
+	}
+}
+
 enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 {
 	char path[256];
@@ -103,15 +129,16 @@ enum rec_action rec_sys_open(struct rec *r, struct task *t, struct rec_call *c)
 
 	if (r->opts->mode == REC_MODE_RECORD)
 		rec_capture_open(r, t, c);
-	if (tracer_read_str(t->tid, c->nr == SYS_openat ? c->args[1] : c->args[0], path,
-			    sizeof(path)) < 0)
+	if (tracer_read_str(t->tid, c->args[rec_open_path_arg(c->nr)], path, sizeof(path)) < 0)
 		return r->opts->mode != REC_MODE_RUN ? REC_EXIT_STOP : REC_CONT;
 	n = strlen(path);
 	hm_trace("task %d: open '%s'", t->index, path);
-	if (rec_fifo_open_entry(t, c, path))
+	/* openat2's flags are in memory, where a FIFO's open cannot be made
+	 * not to block: it blocks in the kernel (docs/record-replay.md) */
+	if (c->nr != SYS_openat2 && rec_fifo_open_entry(t, c, path))
 		return REC_EXIT_STOP;
 	if (r->opts->debugger) {
-		long flags = (long)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
+		long flags = rec_open_flags(t, c);
 
 		/* A file written: the replay's view keeps the writes, which a
 		 * checkpoint made before would see (recorder/checkpoint.c). */
@@ -150,9 +177,9 @@ long rec_fd_move_high(struct rec *r, struct task *t, long fd, int cloexec)
 
 void rec_sys_open_exit(struct rec *r, struct task *t, struct rec_call *c)
 {
-	int flags = (int)(c->nr == SYS_openat ? c->args[2] : c->args[1]);
+	int flags = (int)rec_open_flags(t, c);
 
-	if (rec_fifo_open_exit(r, t, c))
+	if (c->nr != SYS_openat2 && rec_fifo_open_exit(r, t, c))
 		return;
 	if (c->ret < 0 || c->ret >= REC_RANDOM_FD_MIN || !is_random_fd(t->tid, c->ret))
 		return;

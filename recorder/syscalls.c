@@ -119,6 +119,8 @@ static const struct rec_syscall table[] = {
 	  0, 0 },
 	{ SYS_openat, "openat", 0, rec_sys_open, rec_sys_open_exit, OUT_NONE, 0, 0, SHOWN,
 	  SENT_NONE, 0, 0, 0 },
+	{ SYS_openat2, "openat2", 0, rec_sys_open, rec_sys_open_exit, OUT_NONE, 0, 0, SHOWN,
+	  SENT_NONE, 0, 0, 0 },
 	{ SYS_creat, "creat", 0, rec_sys_open, rec_sys_open_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE,
 	  0, 0, 0 },
 	{ SYS_read, "read", REC_RANDOM_FD_MIN, read_high, NULL, OUT_RET, 1, 0, SHOWN, SENT_NONE, 0,

@@ -71,6 +71,9 @@ int replay_log_open(const char *path, struct replay_log **out)
 	n = read_full(log, magic, sizeof(magic), &end);
 	if (n < 0 || (size_t)n < sizeof(magic) || memcmp(magic, REC_LOG_MAGIC, 8) != 0) {
 		replay_log_close(log);
+		/* "HMEVLOG" and another version: a log of another format */
+		if (n == (ssize_t)sizeof(magic) && memcmp(magic, REC_LOG_MAGIC, 7) == 0)
+			return -EPROTONOSUPPORT;
 		return n < 0 && n != -EBADMSG ? (int)n : -EBADMSG;
 	}
 	*out = log;

@@ -251,8 +251,18 @@ int replay_recording_open(const char *datadir, const char *id, struct replay_rec
 	status = hm_json_str(rc->meta, "status", NULL);
 	rc->argv = json_strings(rc->meta, "argv");
 	rc->envp = json_strings(rc->meta, "env");
-	s = hm_json_str(rc->meta, "cwd", NULL);
 	err = -EBADMSG;
+	s = hm_json_str(rc->meta, "schema", "");
+	if (strncmp(s, "hermit.recording/", 17) == 0 && strcmp(s, "hermit.recording/1") != 0) {
+		/* Another version of the format, older or newer: its fields may
+		 * mean other things, so it is not read at all. */
+		hm_error("cannot open recording '%s': it was made in the recording format '%s', "
+			 "and this hermit (%s) reads 'hermit.recording/1' only",
+			 id, s, PACKAGE_VERSION);
+		replay_recording_free(rc);
+		return -EPROTONOSUPPORT;
+	}
+	s = hm_json_str(rc->meta, "cwd", NULL);
 	if (strcmp(hm_json_str(rc->meta, "schema", ""), "hermit.recording/1") != 0 || !status ||
 	    !rc->argv || !rc->argv[0] || !rc->envp || !s || !cJSON_IsObject(opt))
 		goto bad;

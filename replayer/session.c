@@ -103,9 +103,11 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 	if (err || check.error) {
 		err = err ? err : check.error;
 		hm_error("cannot replay '%s': events.xz %s", id,
-			 err == -EBADMSG ? "is damaged"
-			 : err == -EPIPE ? "is truncated"
-					 : hm_strerror(err));
+			 err == -EBADMSG		? "is damaged"
+			 : err == -EPIPE		? "is truncated"
+			 : err == -EPROTONOSUPPORT ? "is in another event-log format than "
+						     "this hermit's (" REC_LOG_MAGIC ")"
+						   : hm_strerror(err));
 		goto bad;
 	}
 	if (!check.complete && strcmp(rc->state, "complete") == 0) {

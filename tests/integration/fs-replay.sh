@@ -167,4 +167,38 @@ if command -v git >/dev/null 2>&1; then
 else
 	echo "git: not installed, its cases skipped"
 fi
+# make -j2 of a small C project (4 files, gcc), its objects and program
+# removed and a source changed since; then the program runs.
+if command -v make >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1; then
+	setup_make() {
+		for i in 1 2 3; do
+			printf 'int f%d(int x) { return x * %d; }\n' "$i" "$i" >"f$i.c"
+		done
+		printf '#include <stdio.h>\nint f1(int), f2(int), f3(int);\nint main(void) { printf("%%d\\n", f1(1) + f2(2) + f3(3)); return 0; }\n' >main.c
+		printf 'OBJS = main.o f1.o f2.o f3.o\nprog: $(OBJS)\n\tgcc -o $@ $(OBJS)\n%%.o: %%.c\n\tgcc -O1 -c -o $@ $<\n' >Makefile
+	}
+	case_ make 'rm -f *.o prog; echo "int f3(int x) { return 0; }" >f3.c' 3 -- sh -c 'make -j2 && ./prog'
+	grep -qx 14 "$WORK/make.rec" || fail "make: the program printed $(tail -1 "$WORK/make.rec")"
+else
+	echo "make and gcc: not installed, their case skipped"
+fi
+# node writes, appends to, renames and lists files.
+if command -v node >/dev/null 2>&1; then
+	setup_node() {
+		cat >w.js <<'EOF'
+const fs = require('fs');
+fs.mkdirSync('out/deep', { recursive: true });
+fs.writeFileSync('out/deep/x.json', JSON.stringify({ a: [1, 2, 3] }));
+console.log(fs.readFileSync('out/deep/x.json', 'utf8'));
+fs.renameSync('out/deep/x.json', 'out/y.json');
+fs.appendFileSync('out/log.txt', 'one\n');
+fs.appendFileSync('out/log.txt', 'two\n');
+console.log(fs.readdirSync('out').sort(), fs.statSync('out/y.json').size,
+            fs.readFileSync('out/log.txt', 'utf8').length);
+EOF
+	}
+	case_ node 'rm -r out; mkdir -p out/deep/x.json' 3 -- node w.js
+else
+	echo "SKIP: node part: no node on PATH"
+fi
 exit 0

@@ -1714,6 +1714,61 @@ static void test_store_file_copy(void **state)
 	free(src);
 }
 
+/* A file with holes is copied with its holes, by its data: 1 GiB with 3
+ * bytes in the middle takes no more than a few blocks, and a second file
+ * of the same layout is the same object. */
+static void test_store_sparse(void **state)
+{
+	const char *dir = *state;
+	char *store = in_dir(dir, "store"), *src = in_dir(dir, "sparse"), *src2 = in_dir(dir, "sparse2");
+	char *stored, hex[65], hex2[65], got[3];
+	const off_t size = 1LL << 30, at = 512LL << 20;
+	struct stat st;
+	uint64_t n = 0;
+	int fd;
+
+	assert_int_equal(mkdir(store, 0700), 0);
+	for (int i = 0; i < 2; i++) {
+		fd = open(i ? src2 : src, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, size), 0);
+		assert_int_equal(pwrite(fd, "abc", 3, at), 3);
+		close(fd);
+	}
+	assert_int_equal(stat(src, &st), 0);
+	fd = open(src, O_RDONLY);
+	assert_true(fd >= 0);
+	if ((off_t)st.st_blocks * 512 >= size / 2 || lseek(fd, 0, SEEK_HOLE) < 0) {
+		close(fd);
+		skip(); /* a file system without holes */
+	}
+	close(fd);
+	assert_int_equal(hm_store_copy(store, src, hex, &n), 0);
+	assert_int_equal(n, (uint64_t)size);
+	assert_int_equal(strlen(hex), 64);
+	stored = in_dir(store, hex);
+	assert_int_equal(stat(stored, &st), 0);
+	assert_int_equal(st.st_size, size);
+	assert_true((off_t)st.st_blocks * 512 < (1 << 20));
+	fd = open(stored, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, got, 3, at), 3);
+	assert_memory_equal(got, "abc", 3);
+	assert_int_equal(pread(fd, got, 3, 0), 3);
+	assert_memory_equal(got, "\0\0\0", 3);
+	close(fd);
+	assert_int_equal(hm_store_copy(store, src2, hex2, &n), 0);
+	assert_string_equal(hex, hex2);
+	assert_int_equal(count_entries(store), 1);
+	unlink(stored);
+	unlink(src);
+	unlink(src2);
+	free(stored);
+	free(src2);
+	free(src);
+	free(store);
+}
+
 /* hm_write_all and hm_read_all through a pipe: all of it, then the end. */
 static void test_read_write_all(void **state)
 {
@@ -1791,6 +1846,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_sha256_file, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_store_file, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_store_sparse, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_store_file_copy, scratch_setup,
 						scratch_teardown),
 	};
