@@ -65,6 +65,10 @@ const struct dap_module *dap_module_at(const struct dap_modules *ms, uint64_t pc
  * address PC, and PC's offset in it; NULL when none does. */
 const char *dap_module_symbol(const struct dap_module *m, uint64_t pc, uint64_t *offset);
 
+/* The run-time address and size of M's symbol NAME: 0, or -ENOENT. */
+int dap_module_symbol_addr(const struct dap_module *m, const char *name, uint64_t *addr,
+			   uint64_t *size);
+
 /* Read LEN bytes at run-time address ADDR from M's file where that part of
  * its image is read-only file content; -ENOENT when it is not. */
 int dap_module_read(const struct dap_module *m, uint64_t addr, void *buf, size_t len);
@@ -88,7 +92,7 @@ struct dap_stack_frame {
 
 /* Unwind the stopped thread T through the modules MS into at most MAX
  * frames. Returns the number of frames (at least 1), or -errno. */
-int dap_unwind(const struct dap_modules *ms, const struct dap_target *t, struct dap_stack_frame *out,
-	       size_t max);
+int dap_unwind(const struct dap_modules *ms, const struct dap_target *t,
+	       struct dap_stack_frame *out, size_t max);
 
 #endif

@@ -297,6 +297,16 @@ int dap_read_regs(struct dap *d, int tid);
 uint64_t dap_reg(const struct dap *d, int regno);
 /* Memory: 0 or -errno (-EFAULT: not all readable). */
 int dap_read_mem(struct dap *d, uint64_t addr, uint8_t *buf, size_t len);
+
+/* ---- target.c: the stopped replay for dap/frames.h and dwarf/ ---- */
+
+/* Readers of thread TID's registers (DWARF numbering) and of memory, over
+ * RSP (valid until the next call). */
+void dap_target_of(struct dap *d, int tid, struct dap_target *t);
+/* The guest's auxiliary vector (qXfer:auxv:read), appended to AUXV. */
+int dap_read_auxv(struct dap *d, struct hm_buf *auxv);
+/* The modules loaded now (at a stop), into d->src. 0 or -errno. */
+int dap_refresh_modules(struct dap *d, int tid);
 /* The thread list from the stub, with thread events for the changes. */
 void dap_update_threads(struct dap *d, int events);
 

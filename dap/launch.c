@@ -47,14 +47,7 @@ static uint64_t auxv_entry(struct dap *d)
 	uint64_t entry = 0;
 
 	hm_buf_init(&auxv);
-	while (auxv.len < 65536) {
-		if (dap_rsp_request(&d->rsp, "qXfer:auxv:read::%zx,800", auxv.len) < 0 ||
-		    (d->rsp.pkt.data[0] != 'm' && d->rsp.pkt.data[0] != 'l'))
-			break;
-		hm_buf_add(&auxv, d->rsp.pkt.data + 1, d->rsp.pkt.len - 1);
-		if (d->rsp.pkt.data[0] == 'l')
-			break;
-	}
+	dap_read_auxv(d, &auxv);
 	for (size_t i = 0; i + 16 <= auxv.len; i += 16) {
 		uint64_t type, val;
 
@@ -65,6 +58,20 @@ static uint64_t auxv_entry(struct dap *d)
 	}
 	hm_buf_free(&auxv);
 	return entry;
+}
+
+/* The folder of RECORDING (an id, or NULL for the newest), or NULL: the
+ * copies of the program and its libraries are read from its files/. */
+static char *recording_folder(const char *recording)
+{
+	char *datadir = hm_datadir_path(), *id = NULL, *dir = NULL;
+
+	if (datadir && (recording || hm_datadir_get_last(datadir, &id) == 0) &&
+	    hm_recording_dir(datadir, recording ? recording : id, &dir) < 0)
+		dir = NULL;
+	free(id);
+	free(datadir);
+	return dir;
 }
 
 static int fill_fds(void *arg, struct pollfd *fds, int max)
@@ -144,7 +151,10 @@ void dap_req_launch(struct dap *d, struct dap_req *r)
 	if (!program)
 		program = d->child.exe;
 	if (program) {
-		err = dap_source_open(program, &d->src);
+		char *dir = recording_folder(recording);
+
+		err = dap_source_open(program, dir, &d->src);
+		free(dir);
 		if (err) {
 			char line[600];
 			int n = snprintf(line, sizeof(line),

@@ -269,6 +269,22 @@ const char *dap_module_symbol(const struct dap_module *m, uint64_t pc, uint64_t 
 	return NULL;
 }
 
+int dap_module_symbol_addr(const struct dap_module *m, const char *name, uint64_t *addr,
+			   uint64_t *size)
+{
+	const struct dap_elf *e = m->elf;
+
+	if (!e)
+		return -ENOENT;
+	for (size_t i = 0; i < e->nsyms; i++)
+		if (strcmp(e->syms[i].name, name) == 0) {
+			*addr = e->syms[i].addr + m->bias;
+			*size = e->syms[i].size;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 int dap_module_eh_frame_hdr(const struct dap_module *m, uint64_t *addr)
 {
 	if (!m->elf || !m->elf->eh_hdr)

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * source.h over the program's ELF symbol tables (libelf): .symtab, else
- * .dynsym. Functions sorted by address answer "which function holds this
- * pc"; functions and objects by name answer "where is this global". A
- * position-independent program is moved by the difference between its
- * run-time entry (AT_ENTRY) and the ELF header's. Lines wait for dwarf/.
+ * source.h over the modules of dap/modules.c and the DWARF of dwarf/. A
+ * module's file is the recording's copy where manifest.json names one
+ * (by the guest's path, or by that path with its links resolved on this
+ * host, as the recorder wrote the manifest), else the host's file. The
+ * DWARF of each file is opened once and kept across refreshes, which only
+ * rebuild the list of modules and their biases.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,97 +19,90 @@
 #include "common/common.h"
 #include "dap/source.h"
 
-struct sym {
-	uint64_t addr, size;
-	char *name;
-	int func;
+/* A file's DWARF, opened once. */
+struct syms_slot {
+	char *file;
+	struct dw_syms *syms; /* NULL: none (no DWARF, or not readable) */
 };
 
 struct dap_source {
-	struct sym *syms; /* functions first by address, then the rest */
-	size_t nsyms;
-	uint64_t entry; /* e_entry */
-	int pie;	/* ET_DYN */
-	uint64_t bias;	/* run-time minus link-time */
+	char *program;
+	char *recording; /* its folder, or NULL */
+	char **map;	 /* pairs (original path, copy), NULL-ended */
+	struct dap_modules mods;
+	struct syms_slot *slots;
+	size_t nslots;
 };
 
-static int by_addr(const void *a, const void *b)
+static void load_manifest(struct dap_source *s)
 {
-	const struct sym *x = a, *y = b;
+	char path[PATH_MAX];
+	struct hm_buf b;
+	cJSON *doc, *files, *f;
+	size_t n = 0;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* (an alias with a size first: it is the function's own name) */
-	return (x->size == 0) - (y->size == 0);
-}
-
-/* The symbols of SCN (a symbol table, links to its strings) into S. */
-static void read_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct dap_source *s)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-
-	for (size_t i = 0; data && i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-		int type;
-
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC)
-			continue;
-		name = elf_strptr(e, sh->sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		s->syms = xrealloc(s->syms, (s->nsyms + 1) * sizeof(*s->syms));
-		s->syms[s->nsyms++] = (struct sym){ sym.st_value, sym.st_size, xstrdup(name),
-						    type != STT_OBJECT };
+	if (!s->recording)
+		return;
+	snprintf(path, sizeof(path), "%s/manifest.json", s->recording);
+	hm_buf_init(&b);
+	if (hm_read_file(path, 64u << 20, &b) < 0) {
+		hm_buf_free(&b);
+		return;
 	}
+	hm_buf_add(&b, "", 1);
+	doc = cJSON_Parse((const char *)b.data);
+	hm_buf_free(&b);
+	files = doc ? cJSON_GetObjectItemCaseSensitive(doc, "files") : NULL;
+	s->map = xcalloc((size_t)cJSON_GetArraySize(files) * 2 + 2, sizeof(char *));
+	cJSON_ArrayForEach(f, files)
+	{
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "path");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "file");
+		char copy[PATH_MAX];
+
+		if (!cJSON_IsString(p) || !cJSON_IsString(c) || strstr(c->valuestring, ".."))
+			continue;
+		snprintf(copy, sizeof(copy), "%s/%s", s->recording, c->valuestring);
+		s->map[n++] = xstrdup(p->valuestring);
+		s->map[n++] = xstrdup(copy);
+	}
+	cJSON_Delete(doc);
 }
 
-int dap_source_open(const char *path, struct dap_source **out)
+/* The local file to read for the guest's PATH (malloc'ed). */
+static char *resolve(void *arg, const char *path)
 {
-	struct dap_source *s;
-	Elf_Scn *scn = NULL, *dyn = NULL;
-	GElf_Shdr sh, dynsh;
-	GElf_Ehdr eh;
-	int fd, have = 0;
-	Elf *e;
+	struct dap_source *s = arg;
+	char real[PATH_MAX];
+	const char *want[2] = { path, realpath(path, real) ? real : NULL };
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
-	    gelf_getclass(e) != ELFCLASS64) {
-		if (e)
-			elf_end(e);
-		close(fd);
+	for (int k = 0; k < 2 && s->map; k++)
+		for (size_t i = 0; want[k] && s->map[i]; i += 2)
+			if (strcmp(s->map[i], want[k]) == 0)
+				return xstrdup(s->map[i + 1]);
+	return access(path, R_OK) == 0 ? xstrdup(path) : NULL;
+}
+
+int dap_source_open(const char *program, const char *recording_dir, struct dap_source **out)
+{
+	struct dap_source *s = xcalloc(1, sizeof(*s));
+	char *file;
+
+	s->program = xstrdup(program);
+	s->recording = recording_dir ? xstrdup(recording_dir) : NULL;
+	load_manifest(s);
+	dap_modules_init(&s->mods);
+	file = resolve(s, program);
+	if (!file) {
+		dap_source_free(s);
+		return -ENOENT;
+	}
+	dap_modules_add(&s->mods, program, file, 0);
+	free(file);
+	if (!s->mods.v[0].elf) {
+		dap_source_free(s);
 		return -ENOEXEC;
 	}
-	s = xcalloc(1, sizeof(*s));
-	s->entry = eh.e_entry;
-	s->pie = eh.e_type == ET_DYN;
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			read_symtab(e, scn, &sh, s);
-			have = 1;
-		} else if (sh.sh_type == SHT_DYNSYM) {
-			dyn = scn;
-			dynsh = sh;
-		}
-	}
-	/* (a stripped program keeps its exported names) */
-	if (!have && dyn)
-		read_symtab(e, dyn, &dynsh, s);
-	elf_end(e);
-	close(fd);
-	qsort(s->syms, s->nsyms, sizeof(*s->syms), by_addr);
 	*out = s;
 	return 0;
 }
@@ -118,71 +111,228 @@ void dap_source_free(struct dap_source *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nsyms; i++)
-		free(s->syms[i].name);
-	free(s->syms);
+	for (size_t i = 0; s->map && s->map[i]; i++)
+		free(s->map[i]);
+	free(s->map);
+	for (size_t i = 0; i < s->nslots; i++) {
+		free(s->slots[i].file);
+		dw_syms_close(s->slots[i].syms);
+	}
+	free(s->slots);
+	dap_modules_free(&s->mods);
+	free(s->program);
+	free(s->recording);
 	free(s);
+}
+
+static int no_mem(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	(void)arg;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -EIO;
+}
+
+static int no_reg(void *arg, int regno, uint64_t *val)
+{
+	(void)arg;
+	(void)regno;
+	(void)val;
+	return -EIO;
 }
 
 void dap_source_set_entry(struct dap_source *s, uint64_t entry)
 {
-	s->bias = s->pie && entry ? entry - s->entry : 0;
+	/* An auxiliary vector of AT_ENTRY alone, and a target that reads
+	 * nothing: the program, moved there. */
+	uint64_t auxv[4] = { 9 /* AT_ENTRY */, entry, 0, 0 };
+	struct dap_target none = { no_mem, no_reg, NULL };
+
+	dap_modules_load(&s->mods, &none, auxv, sizeof(auxv), s->program, resolve, s);
+}
+
+int dap_source_refresh(struct dap_source *s, const struct dap_target *t, const void *auxv,
+		       size_t auxv_len)
+{
+	struct dap_modules fresh;
+	int err;
+
+	dap_modules_init(&fresh);
+	err = dap_modules_load(&fresh, t, auxv, auxv_len, s->program, resolve, s);
+	if (err < 0 || fresh.n == 0 || !fresh.v[0].elf) {
+		dap_modules_free(&fresh);
+		return err < 0 ? err : -ENOEXEC;
+	}
+	dap_modules_free(&s->mods);
+	s->mods = fresh;
+	return 0;
+}
+
+const struct dap_modules *dap_source_modules(const struct dap_source *s)
+{
+	return &s->mods;
+}
+
+/* The DWARF of module M, opened on first use. */
+static struct dw_syms *module_syms(const struct dap_source *cs, const struct dap_module *m)
+{
+	struct dap_source *s = (struct dap_source *)cs; /* the cache only */
+	struct dw_syms *syms = NULL;
+
+	if (!m->file)
+		return NULL;
+	for (size_t i = 0; i < s->nslots; i++)
+		if (strcmp(s->slots[i].file, m->file) == 0)
+			return s->slots[i].syms;
+	if (dw_syms_open(m->file, &syms) < 0 || !dw_syms_debug_file(syms)) {
+		dw_syms_close(syms);
+		syms = NULL;
+	}
+	s->slots = xrealloc(s->slots, (s->nslots + 1) * sizeof(*s->slots));
+	s->slots[s->nslots].file = xstrdup(m->file);
+	s->slots[s->nslots].syms = syms;
+	s->nslots++;
+	return syms;
+}
+
+struct dw_syms *dap_source_syms_at(const struct dap_source *s, uint64_t addr, uint64_t *bias)
+{
+	const struct dap_module *m = dap_module_at(&s->mods, addr);
+	struct dw_syms *syms = m ? module_syms(s, m) : NULL;
+
+	if (syms && bias)
+		*bias = m->bias;
+	return syms;
 }
 
 int dap_source_function(const struct dap_source *s, uint64_t addr, const char **name,
 			uint64_t *start)
 {
-	const struct sym *best = NULL;
-	uint64_t a = addr - s->bias;
-	size_t lo = 0, hi = s->nsyms;
+	const struct dap_module *m = dap_module_at(&s->mods, addr);
+	struct dw_syms *syms = m ? module_syms(s, m) : NULL;
+	struct dw_func f;
+	uint64_t off;
+	const char *n;
 
-	/* the last symbol at or below A, then back to a function that holds it */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
-		const struct sym *y = &s->syms[i];
-
-		if (!y->func)
-			continue;
-		if (a < y->addr + (y->size ? y->size : 1))
-			best = y;
-		break;
-	}
-	if (!best)
+	if (!m)
 		return -ENOENT;
-	*name = best->name;
-	*start = best->addr + s->bias;
+	if (syms && dw_func_at(syms, addr - m->bias, &f) == 0 && f.name) {
+		*name = f.name;
+		*start = f.low + m->bias;
+		return 0;
+	}
+	n = dap_module_symbol(m, addr, &off);
+	if (!n)
+		return -ENOENT;
+	*name = n;
+	*start = addr - off;
 	return 0;
 }
 
 int dap_source_symbol(const struct dap_source *s, const char *name, uint64_t *addr, uint64_t *size)
 {
-	for (size_t i = 0; i < s->nsyms; i++) {
-		if (strcmp(s->syms[i].name, name) == 0) {
-			*addr = s->syms[i].addr + s->bias;
-			*size = s->syms[i].size;
+	for (size_t i = 0; i < s->mods.n; i++)
+		if (dap_module_symbol_addr(&s->mods.v[i], name, addr, size) == 0)
+			return 0;
+	return -ENOENT;
+}
+
+int dap_source_function_entry(const struct dap_source *s, const char *name, uint64_t *addr)
+{
+	uint64_t size;
+
+	for (size_t i = 0; i < s->mods.n; i++) {
+		struct dw_syms *syms = module_syms(s, &s->mods.v[i]);
+		struct dw_func f;
+
+		if (syms && dw_func_by_name(syms, name, &f, 1) > 0) {
+			*addr = f.entry + s->mods.v[i].bias;
 			return 0;
 		}
 	}
-	return -ENOENT;
+	return dap_source_symbol(s, name, addr, &size);
 }
 
 int dap_source_has_lines(const struct dap_source *s)
 {
-	(void)s;
+	for (size_t i = 0; i < s->mods.n; i++) {
+		struct dw_syms *syms = module_syms(s, &s->mods.v[i]);
+
+		if (syms && dw_source_file(syms, 0))
+			return 1;
+	}
 	return 0;
 }
 
 int dap_source_line(const struct dap_source *s, uint64_t addr, struct dap_source_loc *loc)
 {
-	(void)s;
-	(void)addr;
-	(void)loc;
-	return -ENOSYS;
+	uint64_t bias = 0;
+	struct dw_syms *syms = dap_source_syms_at(s, addr, &bias);
+	struct dw_line l;
+
+	if (!syms || dw_line_at(syms, addr - bias, &l) < 0 || !l.line)
+		return -ENOENT;
+	loc->path = l.file;
+	loc->line = (int)l.line;
+	loc->column = (int)l.column;
+	return 0;
+}
+
+int dap_source_line_range(const struct dap_source *s, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t bias = 0;
+	struct dw_syms *syms = dap_source_syms_at(s, addr, &bias);
+
+	if (!syms || dw_line_range(syms, addr - bias, lo, hi) < 0)
+		return -ENOENT;
+	*lo += bias;
+	*hi += bias;
+	return 0;
+}
+
+int dap_source_line_addrs(const struct dap_source *s, const char *path, unsigned line,
+			  uint64_t *addrs, size_t max, unsigned *line_out)
+{
+	size_t total = 0;
+	int found = 0;
+
+	for (size_t i = 0; i < s->mods.n; i++) {
+		struct dw_syms *syms = module_syms(s, &s->mods.v[i]);
+		unsigned moved = line;
+		int n;
+
+		if (!syms)
+			continue;
+		n = dw_line_addrs(syms, path, line, total < max ? addrs + total : NULL,
+				  total < max ? max - total : 0, &moved);
+		if (n <= 0)
+			continue;
+		for (size_t k = 0; k < (size_t)n && total + k < max; k++)
+			addrs[total + k] += s->mods.v[i].bias;
+		if (!found || moved < *line_out)
+			*line_out = moved;
+		found = 1;
+		total += (size_t)n;
+	}
+	return found ? (int)total : -ENOENT;
+}
+
+const char *dap_source_file(const struct dap_source *s, size_t i)
+{
+	for (size_t m = 0; m < s->mods.n; m++) {
+		struct dw_syms *syms = module_syms(s, &s->mods.v[m]);
+		const char *f;
+		size_t k = 0;
+
+		if (!syms)
+			continue;
+		while ((f = dw_source_file(syms, k)) != NULL) {
+			if (i == 0)
+				return f;
+			i--;
+			k++;
+		}
+	}
+	return NULL;
 }
