@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counted sites, emitted (DESIGN.md "Progress without a PMU"): the patched
+ * copy of an executable segment and the trampolines its plan (patch.c)
+ * asks for. Instructions taken along into a trampoline are re-encoded for
+ * its place with Zydis's encoder (rip-relative operands and branches keep
+ * their targets; a call pushes the original return address).
+ *
+ * A trampoline, at run time address T:
+ *
+ *	trap:	pop %rcx; lea 128(%rsp),%rsp; int3
+ *	T:	lea -128(%rsp),%rsp	(over the red zone)
+ *		push %rcx
+ *		mov COUNTER,%rcx
+ *		jrcxz trap		(no budget left: the tracer decides)
+ *		lea -1(%rcx),%rcx
+ *		mov %rcx,COUNTER
+ *		pop %rcx
+ *		lea 128(%rsp),%rsp
+ *		<the instructions taken, re-encoded for T's place>
+ *		jmp <the first byte after them>
+ *
+ * lea, push, pop, mov and jrcxz leave the flags alone, and nothing is
+ * written below the stack pointer, so a signal handler that runs in the
+ * middle clobbers nothing. At the int3 the registers are as they were at
+ * the range's first instruction: the tracer puts rip back there, so a
+ * thread is always seen at an original address between ticks.
+ */
+#include "config.h"
+
+#include <Zydis/Zydis.h>
+#include <errno.h>
+#include <string.h>
+
+#include "dwarf.h"
+
+struct emitter {
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t base; /* run-time address of buf[0] */
+	int failed;
+};
+
+static void put(struct emitter *e, const void *p, size_t n)
+{
+	if (e->len + n > e->cap) {
+		e->failed = 1;
+		return;
+	}
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+}
+
+static void put32(struct emitter *e, uint32_t v)
+{
+	put(e, &v, 4);
+}
+
+static uint64_t here(const struct emitter *e)
+{
+	return e->base + e->len;
+}
+
+static int fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+static void put_jmp(struct emitter *e, uint64_t to)
+{
+	int64_t rel = (int64_t)(to - (here(e) + 5));
+
+	if (!fits32(rel)) {
+		e->failed = 1;
+		return;
+	}
+	put(e, "\xe9", 1);
+	put32(e, (uint32_t)rel);
+}
+
+/* Encode REQ, whose relative operands hold absolute addresses, here. */
+static void put_request(struct emitter *e, ZydisEncoderRequest *req)
+{
+	uint8_t out[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	ZyanUSize n = sizeof(out);
+
+	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(req, out, &n, here(e)))) {
+		e->failed = 1;
+		return;
+	}
+	put(e, out, n);
+}
+
+/* Turn the decoded instruction's relative parts into absolute addresses,
+ * as ZydisEncoderEncodeInstructionAbsolute wants them. RSP_ADJ is added to
+ * rsp-based displacements (the call sequence moved rsp). */
+static int to_request(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+		      uint64_t addr, int64_t rsp_adj, ZydisEncoderRequest *req)
+{
+	if (ZYAN_FAILED(ZydisEncoderDecodedInstructionToEncoderRequest(
+		    zi, ops, zi->operand_count_visible, req)))
+		return -EINVAL;
+	for (unsigned k = 0; k < zi->operand_count_visible; k++) {
+		ZyanU64 abs;
+
+		if (ops[k].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[k].imm.is_relative) {
+			if (ZYAN_FAILED(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs)))
+				return -EINVAL;
+			req->operands[k].imm.u = abs;
+			req->branch_width = ZYDIS_BRANCH_WIDTH_32;
+			req->branch_type = ZYDIS_BRANCH_TYPE_NEAR;
+		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   ops[k].mem.base == ZYDIS_REGISTER_RIP) {
+			if (ZYAN_FAILED(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs)))
+				return -EINVAL;
+			req->operands[k].mem.displacement = (ZyanI64)abs;
+		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   ops[k].mem.base == ZYDIS_REGISTER_RSP) {
+			req->operands[k].mem.displacement += rsp_adj;
+		}
+	}
+	return 0;
+}
+
+/* ORIG (LEN bytes) was the instruction at ADDR: put its equivalent here. */
+static void relocate(struct emitter *e, ZydisDecoder *dec, const uint8_t *orig, size_t len,
+		     uint64_t addr)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisEncoderRequest req;
+
+	if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, orig, len, &zi, ops))) {
+		e->failed = 1;
+		return;
+	}
+	if (zi.meta.category == ZYDIS_CATEGORY_CALL) {
+		/* The return address must be the original one: push it by hand
+		 * (no flags touched), then jump. */
+		uint64_t ret = addr + zi.length;
+
+		put(e, "\x48\x8d\x64\x24\xf8", 5); /* lea -8(%rsp),%rsp */
+		put(e, "\xc7\x04\x24", 3);	   /* movl $lo,(%rsp) */
+		put32(e, (uint32_t)ret);
+		put(e, "\xc7\x44\x24\x04", 4); /* movl $hi,4(%rsp) */
+		put32(e, (uint32_t)(ret >> 32));
+		if (to_request(&zi, ops, addr, 8, &req)) {
+			e->failed = 1;
+			return;
+		}
+		req.mnemonic = ZYDIS_MNEMONIC_JMP;
+		put_request(e, &req);
+		return;
+	}
+	if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE)) {
+		put(e, orig, zi.length);
+		return;
+	}
+	if (to_request(&zi, ops, addr, 0, &req)) {
+		e->failed = 1;
+		return;
+	}
+	put_request(e, &req);
+}
+
+static void put_counter_op(struct emitter *e, const char *op, uint64_t counter)
+{
+	put(e, op, 4); /* 48 8b 0c 25 / 48 89 0c 25: mov abs32 <-> %rcx */
+	put32(e, (uint32_t)counter);
+}
+
+int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t *code,
+		  uint64_t code_addr, size_t code_len, uint8_t *patched, uint8_t *tramp,
+		  uint64_t tramp_addr, size_t tramp_cap, uint64_t counter,
+		  struct dw_patch_site *sites, size_t *nsites)
+{
+	struct emitter e = { tramp, 0, tramp_cap, tramp_addr, 0 };
+	ZydisDecoder dec;
+	size_t n = 0;
+
+	if (counter >= 0x80000000ULL ||
+	    ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	memcpy(patched, code, code_len);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct dw_patch_range *r = &plan->ranges[i];
+		uint64_t at = r->addr + (uint64_t)bias;
+		size_t off = at - code_addr, mark = e.len;
+		uint64_t trap, entry;
+		struct dw_patch_site *site = &sites[n];
+
+		if (at < code_addr || at + r->len > code_addr + code_len)
+			continue;
+		site->addr = at;
+		site->len = r->len;
+		site->kind = r->kind;
+		site->trap = 0;
+		site->tramp = 0;
+		site->slot = 0;
+		if (r->kind == DW_PATCH_INT3) {
+			patched[off] = 0xcc;
+			n++;
+			continue;
+		}
+		/* trap: pop %rcx; lea 128(%rsp),%rsp; int3 */
+		put(&e, "\x59\x48\x8d\xa4\x24\x80\x00\x00\x00\xcc", 10);
+		trap = here(&e) - 1;
+		entry = here(&e);
+		put(&e, "\x48\x8d\x64\x24\x80", 5); /* lea -128(%rsp),%rsp */
+		put(&e, "\x51", 1);		    /* push %rcx */
+		put_counter_op(&e, "\x48\x8b\x0c\x25", counter);
+		put(&e, "\xe3", 1); /* jrcxz trap */
+		put(&e, (uint8_t[]){ (uint8_t)(int8_t)(mark - (e.len + 1)) }, 1);
+		put(&e, "\x48\x8d\x49\xff", 4); /* lea -1(%rcx),%rcx */
+		put_counter_op(&e, "\x48\x89\x0c\x25", counter);
+		put(&e, "\x59", 1);				/* pop %rcx */
+		put(&e, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8); /* lea 128(%rsp),%rsp */
+		if (r->kind == DW_PATCH_PAD) {
+			/* Only the taken path counts: the branch goes to the
+			 * slot, the slot to here, and here to where it went. */
+			uint64_t slot = r->slot + (uint64_t)bias;
+			int64_t rel8 = (int64_t)(slot - (at + 2));
+			int32_t rel;
+
+			put_jmp(&e, r->target + (uint64_t)bias);
+			if (e.failed || slot < code_addr || slot + 5 > code_addr + code_len ||
+			    rel8 < -128 || rel8 > 127 || !fits32((int64_t)(entry - (slot + 5)))) {
+				e.failed = 0;
+				e.len = mark;
+				site->kind = DW_PATCH_INT3;
+				site->len = 1;
+				patched[off] = 0xcc;
+				n++;
+				continue;
+			}
+			patched[off + 1] = (uint8_t)(int8_t)rel8;
+			patched[slot - code_addr] = 0xe9;
+			rel = (int32_t)(int64_t)(entry - (slot + 5));
+			memcpy(patched + (slot - code_addr) + 1, &rel, 4);
+			site->slot = slot;
+			site->trap = trap;
+			site->tramp = entry;
+			site->tramp_end = here(&e);
+			site->tramp_start = tramp_addr + mark;
+			n++;
+			continue;
+		}
+		for (size_t k = 0; k < r->len && !e.failed;) {
+			ZydisDecodedInstruction zi;
+
+			if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, code + off + k,
+								      r->len - k, &zi))) {
+				e.failed = 1;
+				break;
+			}
+			relocate(&e, &dec, code + off + k, zi.length, at + k);
+			k += zi.length;
+		}
+		put_jmp(&e, at + r->len);
+		if (e.failed || e.len - mark > DW_PATCH_TRAMP_MAX ||
+		    !fits32((int64_t)(entry - (at + 5)))) {
+			/* This one cannot be moved here: an int3 counts it. */
+			e.failed = 0;
+			e.len = mark;
+			site->kind = DW_PATCH_INT3;
+			site->len = 1;
+			site->addr = at + r->site;
+			patched[off + r->site] = 0xcc;
+			n++;
+			continue;
+		}
+		patched[off] = 0xe9;
+		{
+			int32_t rel = (int32_t)(int64_t)(entry - (at + 5));
+
+			memcpy(patched + off + 1, &rel, 4);
+		}
+		memset(patched + off + 5, 0xcc, r->len - 5);
+		site->trap = trap;
+		site->tramp = entry;
+		site->tramp_end = here(&e);
+		site->tramp_start = tramp_addr + mark;
+		n++;
+	}
+	*nsites = n;
+	return (int)e.len;
+}
