@@ -295,6 +295,8 @@ void rec_report_deadlock(struct rec *r)
 			describe_parked(t, what, sizeof(what), &pc);
 		} else if (t->state == TASK_VFORK_WAIT) {
 			snprintf(what, sizeof(what), "its vfork child");
+		} else if (t->state == TASK_STOPPED) {
+			snprintf(what, sizeof(what), "SIGCONT (stopped)");
 		} else {
 			snprintf(what, sizeof(what), "nothing (state %d)", t->state);
 		}

@@ -22,6 +22,8 @@ enum task_state {
 	TASK_VFORK_WAIT, /* held until its vfork child execs or exits */
 	TASK_WAITING,	 /* in an emulated wait (see enum wait_kind) */
 	TASK_EXITING,	 /* past PTRACE_EVENT_EXIT: never runs again, its exit is due */
+	TASK_STOPPED,	 /* in its process's group stop (job control): runs again
+			  * once the process is continued (jobctl.c) */
 };
 
 /* What a TASK_WAITING task waits for. */
@@ -167,6 +169,8 @@ struct task {
 				    * traps then give it SIGSEGV (sys_prctl.c) */
 	uint64_t trap_blocked;	   /* SIGTRAP and SIGSEGV as the guest last blocked them
 				    * (sigmask.c) */
+	int orphan_hup;		   /* its stopped process was orphaned: the SIGHUP
+				    * pending is the kernel's, not a terminal's (jobctl.c) */
 };
 
 enum rec_timer_kind {
@@ -351,6 +355,18 @@ void rec_schedule(struct rec *r);
 /* The block watch says the running task sleeps: interrupt it. */
 void rec_check_blocked(struct rec *r);
 void rec_park(struct rec *r, struct task *t);
+
+/* jobctl.c: T reported its part in a group stop by SIG: it stays stopped,
+ * and the other threads of its process take part too. */
+void rec_job_stopped(struct rec *r, struct task *t, int sig);
+/* At a choice of the next task: threads that wait with a stop signal
+ * pending take part in the stop; stopped processes that SIGCONT reached go
+ * on. 1 when a task changed state. */
+int rec_job_schedule(struct rec *r);
+/* Whether signal SIG at T's delivery stop is the SIGHUP the kernel sent
+ * its orphaned, stopped process group: the guest's own, as any signal one
+ * guest process sends another (forgotten once asked). */
+int rec_job_own_signal(struct rec *r, struct task *t, int sig);
 /* capture.c: logs. Whether the call C of a row stops only for the log. */
 int rec_call_hidden(const struct rec_syscall *row, const struct rec_call *c);
 /* Whether descriptor FD of task TID leads outside the guest, where a replay

@@ -535,6 +535,8 @@ static int in_syscall(struct task *t)
 
 static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
+	int own;
+
 	/* Any ptrace stop consumes a pending PTRACE_INTERRUPT (ptrace_stop()
 	 * clears JOBCTL_TRAP_STOP); only these two report it. */
 	if (s->kind != TRACER_EVENT_STOP && s->kind != TRACER_SYSCALL_EXIT &&
@@ -576,8 +578,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		}
 		break;
 	case TRACER_GROUP_STOP:
-		/* Job control inside the guest is not modelled: carry on. */
-		rec_resume(t, t->pending || t->retrying ? RESUME_SYSCALL : RESUME_CONT, 0);
+		rec_job_stopped(r, t, s->sig);
 		break;
 	case TRACER_SECCOMP:
 		on_syscall_entry(r, t);
@@ -695,7 +696,9 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			if (stepping)
 				r->dbg_step = t->tid; /* not the step's trap: it goes on */
 		}
-		if (r->opts->mode == REC_MODE_REPLAY && r->opts->debugger_has_terminal &&
+		/* (the kernel's SIGHUP to an orphaned, stopped process group) */
+		own = rec_job_own_signal(r, t, s->sig);
+		if (!own && r->opts->mode == REC_MODE_REPLAY && r->opts->debugger_has_terminal &&
 		    rec_from_terminal(t, s->sig)) {
 			/* Ctrl-C in the gdb that `hermit replay` started reaches
 			 * its whole process group, the guest too: gdb stops the
@@ -704,7 +707,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
-		if (r->opts->mode == REC_MODE_REPLAY && rec_from_terminal(t, s->sig)) {
+		if (!own && r->opts->mode == REC_MODE_REPLAY && rec_from_terminal(t, s->sig)) {
 			/* Ctrl-C at a replay ends the replay. */
 			hm_error("replay interrupted by signal %d at event %llu", s->sig,
 				 (unsigned long long)r->frames);
@@ -712,7 +715,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			r->diverged = 1; /* nothing more to compare */
 			break;
 		}
-		if (rec_from_terminal(t, s->sig) || rec_from_outside(r, t, s->sig)) {
+		if (!own && (rec_from_terminal(t, s->sig) || rec_from_outside(r, t, s->sig))) {
 			/* Ctrl-C and friends reach every process of the terminal's
 			 * foreground group at whatever instruction each is on; so does
 			 * a kill from outside. Hold them back and deliver them at the

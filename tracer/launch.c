@@ -687,6 +687,13 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 		child_die("cannot fork the guest", errno, HM_EXIT_INTERNAL);
 	if (guest == 0)
 		become_guest(l, filter);
+	/* A session of our own, as the host's init has: a process group
+	 * whose other members' parents are gone (to us) is orphaned, and a
+	 * stopped one gets SIGHUP and SIGCONT from the kernel (POSIX;
+	 * kill_orphaned_pgrp(), kernel/exit.c). In the guest's session, we
+	 * would keep every such group from being orphaned. The guest stays in
+	 * hermit's session, with its terminal. */
+	setsid();
 	/* Reap whatever is orphaned to us; the tracer ends us. */
 	for (;;) {
 		if (wait(NULL) < 0 && errno == ECHILD)
