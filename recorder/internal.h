@@ -169,6 +169,9 @@ struct task {
 				    * traps then give it SIGSEGV (sys_prctl.c) */
 	uint64_t trap_blocked;	   /* SIGTRAP and SIGSEGV as the guest last blocked them
 				    * (sigmask.c) */
+	pid_t kill_group;	   /* its kill names a process group hermit is in (its
+				    * host id; -1: kill(-1)): made process by process at
+				    * its exit (sys_kill.c) */
 	int orphan_hup;		   /* its stopped process was orphaned: the SIGHUP
 				    * pending is the kernel's, not a terminal's (jobctl.c) */
 };
@@ -756,6 +759,13 @@ int rec_refuse_exec(struct rec *r, struct task *t);
 /* sys_kill.c: a SIGKILL another guest task sent (kill, tkill, tgkill,
  * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */
 void rec_sys_kill_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* kill(0, sig) and friends that would reach hermit: made as kill(ID, 0),
+ * then process by process at the exit (sys_kill.c) */
+enum rec_action rec_sys_kill_enter(struct rec *r, struct task *t, struct rec_call *c);
+/* The signals kill stops for besides its row's SIGKILL (bit N: signal N):
+ * the stop signals, which would stop hermit too. */
+#define REC_KILL_ALSO                                                             \
+	(1ULL << SIGSTOP | 1ULL << SIGTSTP | 1ULL << SIGTTIN | 1ULL << SIGTTOU)
 /* A doomed task was reaped: when it was the last, the sender goes on. */
 void rec_kill_reaped(struct rec *r);
 

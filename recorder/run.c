@@ -952,6 +952,8 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		if (row->hidden == SHOWN || opts->mode == REC_MODE_RUN) {
 			traps[ntraps].match_arg = row->match_arg;
 			traps[ntraps].match = row->match;
+			if (row->nr == SYS_kill)
+				traps[ntraps].match_also = REC_KILL_ALSO;
 		}
 		traps[ntraps].nonzero_arg = row->nonzero_arg;
 		ntraps++;

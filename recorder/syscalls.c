@@ -233,9 +233,11 @@ static const struct rec_syscall table[] = {
 	{ SYS_sendfile, "sendfile", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0, 0 },
 	{ SYS_splice, "splice", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0, 0 },
 	{ SYS_tee, "tee", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0, 0 },
-	/* SIGKILL to another process: held until it is gone (sys_kill.c) */
-	{ SYS_kill, "kill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 2,
-	  SIGKILL, 0 },
+	/* SIGKILL to another process: held until it is gone; kill(0, sig) of an
+	 * uncatchable or stopping signal, made without hermit (sys_kill.c;
+	 * the filter stops kill for REC_KILL_ALSO too) */
+	{ SYS_kill, "kill", 0, rec_sys_kill_enter, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN,
+	  SENT_NONE, 2, SIGKILL, 0 },
 	{ SYS_tkill, "tkill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 2,
 	  SIGKILL, 0 },
 	{ SYS_tgkill, "tgkill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 3,

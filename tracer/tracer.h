@@ -26,6 +26,7 @@ struct tracer_trap {
 	int mask_arg;  /* with MASK: trap only when argument MASK_ARG has a bit of it */
 	uint64_t mask; /* 0: no such condition */
 	int nonzero_arg; /* > 0: trap only when argument nonzero_arg - 1 is not 0 */
+	uint64_t match_also; /* with match_arg: bit V set, trap when it is V as well (V < 64) */
 };
 
 /* What a path was when a recorded run first touched it; a replay puts it

@@ -5,7 +5,8 @@
 # sees it, SIGCONT continues it, a process of many threads stops and goes
 # on as a whole, a stopped group left orphaned ends, and a background
 # write to a terminal with TOSTOP stops rather than loops
-# (tests/guests/jobctl.c). Each case runs natively, under `hermit run`,
+# (tests/guests/jobctl.c), and a guest's kill(0, SIGKILL) and kill(0,
+# SIGSTOP) reach the guest only. Each jobctl case runs natively, under `hermit run`,
 # and under `hermit record start` then `hermit replay --autopilot`; all
 # must print the same.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
@@ -48,6 +49,55 @@ three_ways signals "$GUESTS/jobctl" signals
 three_ways self "$GUESTS/jobctl" self
 three_ways threads "$GUESTS/jobctl" threads
 three_ways orphan "$GUESTS/jobctl" orphan
+
+# A guest's kill(0, sig) reaches the process group it shares with hermit;
+# SIGKILL and SIGSTOP, which hermit cannot catch, must reach the guest's
+# processes only (recorder/sys_kill.c). Each runs under setsid, natively
+# too, so that nothing else is in that group. SIGKILL: the guest and its
+# children die, hermit reports 137, its recording is complete and replays
+# to 137. SIGSTOP: the guest stops and nothing can continue it, which
+# hermit reports as a deadlock (121) instead of being stopped itself.
+if command -v setsid >/dev/null 2>&1; then
+	KILL0='sleep 100 & sleep 50 & echo before; kill -KILL 0; echo after'
+	timeout -k 5 "$TEST_TIMEOUT" setsid -w sh -c "$KILL0" >"$WORK/kill0.native" 2>/dev/null
+	st=$?
+	[ "$st" = 137 ] || fail "kill -KILL 0 natively: exit $st"
+	for how in run record; do
+		[ "$how" = run ] && args=run || args="record start"
+		# shellcheck disable=SC2086 # args is two words for record
+		timeout -k 5 "$TEST_TIMEOUT" setsid -w "$HERMIT" $args -- sh -c "$KILL0" \
+			>"$WORK/kill0.$how" 2>"$WORK/kill0.$how.err"
+		st=$?
+		[ "$st" = 137 ] || { cat "$WORK/kill0.$how.err" >&2; fail "kill -KILL 0: hermit $how exited $st, not 137"; }
+		diff -u "$WORK/kill0.native" "$WORK/kill0.$how" || fail "kill -KILL 0: hermit $how printed other output"
+	done
+	"$HERMIT" record list | grep -q '^sh-0 *complete' ||
+		fail "the recording of kill -KILL 0 is not complete: $("$HERMIT" record list)"
+	hm "$WORK/kill0.rep" replay --autopilot sh-0
+	st=$?
+	[ "$st" = 137 ] || { cat "$WORK/kill0.rep.err" >&2; fail "the replay of kill -KILL 0 exited $st, not 137"; }
+	diff -u "$WORK/kill0.native" "$WORK/kill0.rep" || fail "kill -KILL 0: the replay printed other output"
+
+	STOP0='echo before; kill -STOP 0; echo after'
+	for how in run record; do
+		[ "$how" = run ] && args=run || args="record start"
+		# shellcheck disable=SC2086
+		timeout -k 5 "$TEST_TIMEOUT" setsid -w "$HERMIT" $args -- sh -c "$STOP0" \
+			>"$WORK/stop0.$how" 2>"$WORK/stop0.$how.err"
+		st=$?
+		[ "$st" = 121 ] || { cat "$WORK/stop0.$how.err" >&2; fail "kill -STOP 0: hermit $how exited $st, not 121"; }
+		[ "$(cat "$WORK/stop0.$how")" = before ] || fail "kill -STOP 0: hermit $how printed '$(cat "$WORK/stop0.$how")'"
+		grep -q 'waits on SIGCONT (stopped)' "$WORK/stop0.$how.err" ||
+			{ cat "$WORK/stop0.$how.err" >&2; fail "kill -STOP 0: hermit $how did not report the stopped guest"; }
+	done
+	"$HERMIT" record list | grep -q '^sh-1 *complete' ||
+		fail "the recording of kill -STOP 0 is not complete: $("$HERMIT" record list)"
+	hm "$WORK/stop0.rep" replay --autopilot sh-1
+	st=$?
+	[ "$st" = 121 ] || { cat "$WORK/stop0.rep.err" >&2; fail "the replay of kill -STOP 0 exited $st, not 121"; }
+else
+	echo "jobs.sh: no setsid: the kill 0 cases are skipped" >&2
+fi
 
 # The pty the guest makes: a replay opens /dev/ptmx in a view of the file
 # system that does not let it (EIO), so this case is run and recorded only.
