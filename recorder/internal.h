@@ -266,6 +266,8 @@ struct rec {
 	size_t nshared;
 	int ptrace_warned; /* the guest's ptrace was refused, and hermit said so */
 	int ran_since_event;   /* replay: a guest task was resumed since */
+	pid_t pidns_dying;     /* a namespace's init hermit let go to die: its host pid
+				* (pidns.c) */
 };
 
 enum rec_action {
@@ -755,6 +757,14 @@ int rec_refuse_abi(struct rec *r, struct task *t);
 /* T exec'd: a 32-bit program ends the run with one line (-1); a setuid
  * or setgid one is warned of (its bit is ignored). 0 to go on. */
 int rec_refuse_exec(struct rec *r, struct task *t);
+
+/* pidns.c: T, the init of a pid namespace the guest made, is at the
+ * delivery stop of fault SIG that no handler takes: 1 when it was let go
+ * to die of it (T is forgotten), 0 when the signal is to be delivered. */
+int rec_pidns_fault(struct rec *r, struct task *t, int sig);
+/* When the others of such a namespace are reaped: wait until its init is
+ * a zombie. */
+void rec_pidns_settle(struct rec *r);
 
 /* sys_kill.c: a SIGKILL another guest task sent (kill, tkill, tgkill,
  * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */

@@ -725,6 +725,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
+		if (rec_pidns_fault(r, t, s->sig))
+			break; /* t is gone */
 		if (hm_log_enabled(HM_LOG_DEBUG)) {
 			struct user_regs_struct regs;
 

@@ -666,6 +666,7 @@ void rec_schedule(struct rec *r)
 		 * come first, before anything else runs (sys_kill.c). */
 		if (r->ndoomed)
 			return;
+		rec_pidns_settle(r);
 		rec_fire_due(r);
 		rec_job_schedule(r);
 		/* Signals wait for a syscall entry, a point a replay finds again,

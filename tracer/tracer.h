@@ -134,6 +134,9 @@ int tracer_syscall(pid_t tid, int sig);
 /* PTRACE_SINGLESTEP: one instruction, then a SIGTRAP stop. */
 int tracer_step(pid_t tid, int sig);
 int tracer_interrupt(pid_t tid);
+/* Let TID go from the ptrace stop it is in (PTRACE_DETACH), with SIG
+ * delivered (0: none); it is no tracee of ours from then on. */
+int tracer_let_go(pid_t tid, int sig);
 /* The siginfo of TID's signal-delivery stop. */
 int tracer_siginfo(pid_t tid, siginfo_t *si);
 /* TID's blocked signals (bit N-1 for signal N), stopped; 0 or -errno. */
@@ -429,6 +432,12 @@ struct tracer_sigmasks {
 int tracer_task_sigmasks(pid_t tid, struct tracer_sigmasks *m);
 /* The CPU time TID has had, user and system, in clock ticks (USER_HZ). */
 int tracer_task_cputime(pid_t tid, uint64_t *ticks);
+/* Which pid namespace TID is in (its /proc/TID/ns/pid), as a number two
+ * tasks share when they share the namespace. 0 or -errno. */
+int tracer_pidns(pid_t tid, uint64_t *ns);
+/* TID's state letter from /proc/TID/stat ('R', 'S', 't', 'Z', ...), or
+ * -errno (-ENOENT: it is gone). */
+int tracer_task_state(pid_t tid);
 /* TID's executable: its ELF class (ELFCLASS32, ELFCLASS64) and its file
  * mode (st_mode, setuid bit included). 0, or -errno (-ENOEXEC: no ELF). */
 int tracer_exe_kind(pid_t tid, int *elf_class, unsigned *mode);

@@ -5,8 +5,9 @@
 # sees it, SIGCONT continues it, a process of many threads stops and goes
 # on as a whole, a stopped group left orphaned ends, and a background
 # write to a terminal with TOSTOP stops rather than loops
-# (tests/guests/jobctl.c), and a guest's kill(0, SIGKILL) and kill(0,
-# SIGSTOP) reach the guest only. Each jobctl case runs natively, under `hermit run`,
+# (tests/guests/jobctl.c), a guest's kill(0, SIGKILL) and kill(0,
+# SIGSTOP) reach the guest only, and pid namespaces the guest makes work
+# (tests/guests/pidns.c). Each jobctl case runs natively, under `hermit run`,
 # and under `hermit record start` then `hermit replay --autopilot`; all
 # must print the same.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
@@ -49,6 +50,15 @@ three_ways signals "$GUESTS/jobctl" signals
 three_ways self "$GUESTS/jobctl" self
 three_ways threads "$GUESTS/jobctl" threads
 three_ways orphan "$GUESTS/jobctl" orphan
+
+# Pid namespaces the guest makes (tests/guests/pidns.c): a namespace's
+# processes run and end as natively, and an init that dies of SIGSEGV
+# ends its namespace instead of faulting for ever (recorder/pidns.c).
+if timeout 10 "$GUESTS/pidns" clone | grep -q '^clone: pid 1 '; then
+	three_ways pidns "$GUESTS/pidns" clone segv fork
+else
+	echo "jobs.sh: this host does not let a process make a pid namespace: pidns skipped" >&2
+fi
 
 # A guest's kill(0, sig) reaches the process group it shares with hermit;
 # SIGKILL and SIGSTOP, which hermit cannot catch, must reach the guest's
