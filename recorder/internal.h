@@ -172,6 +172,9 @@ struct task {
 	pid_t kill_group;	   /* its kill names a process group hermit is in (its
 				    * host id; -1: kill(-1)): made process by process at
 				    * its exit (sys_kill.c) */
+	uint8_t trap_act[2][32]; /* the guest's action for SIGSEGV and SIGTRAP as it last
+				  * set it (the kernel's struct: handler, flags,
+				  * restorer, mask); all 0: SIG_DFL (sigmask.c) */
 	int orphan_hup;		   /* its stopped process was orphaned: the SIGHUP
 				    * pending is the kernel's, not a terminal's (jobctl.c) */
 };
@@ -698,6 +701,13 @@ void rec_sys_wait_exit(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_adjtimex(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_clock_adjtime(struct rec *r, struct task *t, struct rec_call *c);
 
+/* sigmask.c: rt_sigaction of SIGSEGV or SIGTRAP: note the action set. */
+void rec_sys_sigaction_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* T exec'd: its handlers are SIG_DFL again (an ignored signal stays so). */
+void rec_sigaction_exec(struct rec *r, struct task *t);
+/* syscalls.c: more values of ROW's matched argument that stop it too
+ * (bit V: value V). */
+uint64_t rec_syscall_match_also(const struct rec_syscall *row);
 /* sigmask.c: the SIGTRAP and SIGSEGV bits of TID's blocked mask, stopped. */
 uint64_t rec_trap_blocked(pid_t tid);
 /* rt_sigprocmask (setting a mask) and rt_sigreturn: note those bits. */

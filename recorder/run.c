@@ -227,6 +227,7 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 		c->clear_tid = clear_tid_of(p->tid);
 	c->tsc_sigsegv = p->tsc_sigsegv; /* TIF_NOTSC is copied at clone */
 	c->trap_blocked = rec_trap_blocked(p->tid); /* so is the blocked mask */
+	memcpy(c->trap_act, p->trap_act, sizeof(c->trap_act)); /* and the actions */
 	c->cpus = p->cpus; /* fork and clone copy the affinity mask */
 	if (vfork)
 		c->vfork_parent = p->tid;
@@ -247,6 +248,7 @@ static void on_exec(struct rec *r, struct task *t)
 
 	if (rec_refuse_exec(r, t) < 0)
 		return; /* a 32-bit program: the run ended */
+	rec_sigaction_exec(r, t);
 	err = tracer_patch_vdso(t->tid);
 
 	if (hm_log_enabled(HM_LOG_DEBUG)) {
@@ -954,8 +956,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		if (row->hidden == SHOWN || opts->mode == REC_MODE_RUN) {
 			traps[ntraps].match_arg = row->match_arg;
 			traps[ntraps].match = row->match;
-			if (row->nr == SYS_kill)
-				traps[ntraps].match_also = REC_KILL_ALSO;
+			traps[ntraps].match_also = rec_syscall_match_also(row);
 		}
 		traps[ntraps].nonzero_arg = row->nonzero_arg;
 		ntraps++;

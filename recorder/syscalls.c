@@ -262,6 +262,9 @@ static const struct rec_syscall table[] = {
 	/* the blocked mask, which hermit's own traps change (sigmask.c) */
 	{ SYS_rt_sigprocmask, "rt_sigprocmask", 0, NULL, rec_sys_sigmask_exit, OUT_NONE, 0, 0,
 	  HIDDEN_ALWAYS, SENT_NONE, 0, 0, 2 },
+	/* the actions hermit's traps make the kernel reset: SIGSEGV, SIGTRAP */
+	{ SYS_rt_sigaction, "rt_sigaction", 0, NULL, rec_sys_sigaction_exit, OUT_NONE, 0, 0,
+	  HIDDEN_ALWAYS, SENT_NONE, 1, SIGSEGV, 0 },
 	{ SYS_rt_sigreturn, "rt_sigreturn", 0, NULL, rec_sys_sigmask_exit, OUT_NONE, 0, 0,
 	  HIDDEN_ALWAYS, SENT_NONE, 0, 0, 0 },
 	/* the rdtsc and seccomp modes hermit set, shown as the guest's own */
@@ -341,6 +344,18 @@ const struct rec_syscall *rec_syscall_find(long nr)
 		by_nr_ready = 1;
 	}
 	return nr >= 0 && nr < MAX_NR ? by_nr[nr] : NULL;
+}
+
+uint64_t rec_syscall_match_also(const struct rec_syscall *row)
+{
+	switch (row->nr) {
+	case SYS_kill:
+		return REC_KILL_ALSO; /* the stop signals (sys_kill.c) */
+	case SYS_rt_sigaction:
+		return 1ULL << SIGTRAP; /* with SIGSEGV (sigmask.c) */
+	default:
+		return 0;
+	}
 }
 
 int rec_syscall_nr(const struct rec_syscall *row)

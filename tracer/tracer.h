@@ -176,6 +176,11 @@ int tracer_auxv(pid_t tid, unsigned long type, uint64_t *value);
  * again with tgkill. The syscall's result (-errno on failure) goes to *ret.
  */
 int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret);
+/* Set TID's action for SIG to ACT (LEN bytes of the kernel's struct
+ * sigaction: handler, flags, restorer, mask) from any stop with rip on
+ * code that ran: a syscall instruction goes at rip for the time it takes,
+ * the action below the stack's red zone. 0 or -errno. */
+int tracer_set_sigaction(pid_t tid, int sig, const void *act, size_t len);
 
 /* What every guest task is traced with (expanded where sys/ptrace.h is). */
 #define TRACER_PTRACE_OPTIONS                                                                     \
