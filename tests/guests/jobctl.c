@@ -88,18 +88,38 @@ static void one(int sig)
 	wait_report(pid, 0, name);
 }
 
+/* The child ends only once the parent has seen it continued: an exit
+ * before would be what that waitpid reports. */
+static void wait_go(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		_exit(2);
+}
+
 static void selfstop(void)
 {
-	pid_t pid = fork();
+	pid_t pid;
+
+	if (pipe(pfd))
+		exit(1);
+	pid = fork();
 	if (pid == 0) {
+		close(pfd[1]);
 		setpgid(0, 0);
 		raise(SIGSTOP);
+		wait_go(pfd[0]);
 		_exit(5);
 	}
+	close(pfd[0]);
 	setpgid(pid, pid);
 	wait_report(pid, WUNTRACED, "raise");
 	kill(pid, SIGCONT);
 	wait_report(pid, WCONTINUED, "raise");
+	if (write(pfd[1], "x", 1) != 1)
+		exit(1);
+	close(pfd[1]);
 	wait_report(pid, 0, "raise");
 }
 
@@ -193,12 +213,17 @@ static void tostop(void)
 		tio.c_lflag |= TOSTOP;
 		tio.c_oflag &= ~OPOST;
 		tcsetattr(s, TCSANOW, &tio);
+		if (pipe(pfd))
+			_exit(1);
 		bg = fork();
 		if (bg == 0) {
+			close(pfd[1]);
 			setpgid(0, 0);
 			n = write(s, msg, sizeof(msg) - 1);
+			wait_go(pfd[0]);
 			_exit(n == (ssize_t)sizeof(msg) - 1 ? 0 : 1);
 		}
+		close(pfd[0]);
 		setpgid(bg, bg);
 		wait_report(bg, WUNTRACED, "tostop");
 		if (tcsetpgrp(s, bg) < 0) {
@@ -207,6 +232,9 @@ static void tostop(void)
 		}
 		kill(bg, SIGCONT);
 		wait_report(bg, WCONTINUED, "tostop");
+		if (write(pfd[1], "x", 1) != 1)
+			_exit(1);
+		close(pfd[1]);
 		wait_report(bg, 0, "tostop");
 		n = read(m, buf, sizeof(buf) - 1);
 		if (n < 0) {
