@@ -175,6 +175,8 @@ struct task {
 	uint8_t trap_act[2][32]; /* the guest's action for SIGSEGV and SIGTRAP as it last
 				  * set it (the kernel's struct: handler, flags,
 				  * restorer, mask); all 0: SIG_DFL (sigmask.c) */
+	int job_outside;	   /* a stop signal from outside the guest was delivered to
+				    * it: its process's stop waits on the outside (jobctl.c) */
 	int orphan_hup;		   /* its stopped process was orphaned: the SIGHUP
 				    * pending is the kernel's, not a terminal's (jobctl.c) */
 };
@@ -371,6 +373,12 @@ void rec_job_stopped(struct rec *r, struct task *t, int sig);
  * pending take part in the stop; stopped processes that SIGCONT reached go
  * on. 1 when a task changed state. */
 int rec_job_schedule(struct rec *r);
+/* T is at the delivery stop of SIG: note a stop signal from outside the
+ * guest (another host process: si_pid 0), whose SIGCONT comes from there. */
+void rec_job_signal(struct rec *r, struct task *t, int sig);
+/* Whether a process stopped from outside waits for its SIGCONT: no
+ * deadlock, hermit waits for the stop that SIGCONT makes it report. */
+int rec_job_waits_outside(const struct rec *r);
 /* Whether signal SIG at T's delivery stop is the SIGHUP the kernel sent
  * its orphaned, stopped process group: the guest's own, as any signal one
  * guest process sends another (forgotten once asked). */

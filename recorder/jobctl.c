@@ -55,6 +55,8 @@ static void restart_wait(struct rec *r, struct task *t)
 
 void rec_job_stopped(struct rec *r, struct task *t, int sig)
 {
+	int outside = 0;
+
 	hm_trace("task %d: stopped by signal %d", t->index, sig);
 	t->wants_interrupt = 0; /* an interrupt of a stopped thread reports this */
 	rec_set_aside(r, t, TASK_STOPPED, t->pending || t->retrying ? RESUME_SYSCALL : RESUME_CONT);
@@ -62,11 +64,42 @@ void rec_job_stopped(struct rec *r, struct task *t, int sig)
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct task *x = r->tasks[i];
 
-		if (x->system || x->tgid != t->tgid || x == t)
+		if (x->system || x->tgid != t->tgid)
 			continue;
-		if (x->state == TASK_WAITING)
+		outside |= x->job_outside;
+		if (x != t && x->state == TASK_WAITING)
 			restart_wait(r, x);
 	}
+	if (outside) {
+		/* Its SIGCONT comes from outside, at no point of ours: the
+		 * kernel tells us (the thread reports PTRACE_EVENT_STOP). */
+		t->job_outside = 1;
+		tracer_listen(t->tid);
+	}
+}
+
+void rec_job_signal(struct rec *r, struct task *t, int sig)
+{
+	struct tracer_sigmasks st;
+	siginfo_t si;
+
+	if (!(BIT(sig) & STOP_SIGNALS) || !r->opts->namespaces || tracer_siginfo(t->tid, &si) < 0 ||
+	    si.si_pid != 0 || si.si_code > 0 || tracer_task_sigmasks(t->tid, &st) < 0 ||
+	    (st.caught & BIT(sig)))
+		return; /* a guest's, a handler's, or no stop */
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->tgid == t->tgid)
+			r->tasks[i]->job_outside = 1;
+	}
+}
+
+int rec_job_waits_outside(const struct rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i]->state == TASK_STOPPED && r->tasks[i]->job_outside)
+			return 1;
+	}
+	return 0;
 }
 
 /* Whether a stop signal is pending for waiting T that would stop it: not
@@ -121,6 +154,7 @@ int rec_job_schedule(struct rec *r)
 				if (x->tgid != t->tgid || x->system)
 					continue;
 				x->orphan_hup = hup;
+				x->job_outside = 0;
 				if (x->state != TASK_STOPPED)
 					continue;
 				hm_trace("task %d: continued", x->index);

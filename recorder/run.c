@@ -729,6 +729,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		}
 		if (rec_pidns_fault(r, t, s->sig))
 			break; /* t is gone */
+		rec_job_signal(r, t, s->sig);
 		if (hm_log_enabled(HM_LOG_DEBUG)) {
 			struct user_regs_struct regs;
 

@@ -735,6 +735,9 @@ void rec_schedule(struct rec *r)
 		 * threads, say, report their exits a moment after the leader. */
 		if (tracer_event_pending())
 			return;
+		/* A process stopped from outside waits for its SIGCONT there. */
+		if (rec_job_waits_outside(r))
+			return;
 		if (settle(r)) {
 			if (tracer_event_pending())
 				return;

@@ -134,6 +134,9 @@ int tracer_syscall(pid_t tid, int sig);
 /* PTRACE_SINGLESTEP: one instruction, then a SIGTRAP stop. */
 int tracer_step(pid_t tid, int sig);
 int tracer_interrupt(pid_t tid);
+/* TID, at its group-stop report, stays stopped but no longer in a ptrace
+ * stop (PTRACE_LISTEN): a SIGCONT makes it report PTRACE_EVENT_STOP. */
+int tracer_listen(pid_t tid);
 /* Let TID go from the ptrace stop it is in (PTRACE_DETACH), with SIG
  * delivered (0: none); it is no tracee of ours from then on. */
 int tracer_let_go(pid_t tid, int sig);

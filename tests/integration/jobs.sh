@@ -109,6 +109,34 @@ else
 	echo "jobs.sh: no setsid: the kill 0 cases are skipped" >&2
 fi
 
+# SIGSTOP from outside the guest (another host process): the guest stops,
+# hermit waits for the SIGCONT that can only come from there, as natively,
+# rather than calling it a deadlock; then the guest goes on.
+if command -v pgrep >/dev/null 2>&1 && mkfifo "$WORK/in"; then
+	timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" run -- sh -c 'read x; echo "got $x from outside-stop-case"' \
+		<"$WORK/in" >"$WORK/ostop" 2>"$WORK/ostop.err" &
+	hp=$!
+	exec 7>"$WORK/in"
+	i=0
+	until g=$(pgrep -f '^sh -c read x; echo "got \$x from outside-stop-case"'); do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || { kill "$hp"; fail "outside stop: no guest process"; }
+		sleep 0.1
+	done
+	kill -STOP "$g"
+	# A deadlock would end hermit within a few hundred ms (settle()).
+	sleep 1
+	kill -0 "$hp" 2>/dev/null || { cat "$WORK/ostop.err" >&2; fail "outside stop: hermit ended while the guest was stopped"; }
+	kill -CONT "$g"
+	echo hello >&7
+	exec 7>&-
+	wait "$hp"
+	st=$?
+	[ "$st" = 0 ] || { cat "$WORK/ostop.err" >&2; fail "outside stop: hermit exited $st"; }
+	[ "$(cat "$WORK/ostop")" = "got hello from outside-stop-case" ] ||
+		fail "outside stop: the guest printed '$(cat "$WORK/ostop")'"
+fi
+
 # The pty the guest makes: a replay opens /dev/ptmx in a view of the file
 # system that does not let it (EIO), so this case is run and recorded only.
 if [ -e /dev/ptmx ] && timeout 10 "$GUESTS/jobctl" tostop >/dev/null 2>&1; then
