@@ -369,10 +369,12 @@ void rec_park(struct rec *r, struct task *t);
 /* jobctl.c: T reported its part in a group stop by SIG: it stays stopped,
  * and the other threads of its process take part too. */
 void rec_job_stopped(struct rec *r, struct task *t, int sig);
-/* At a choice of the next task: threads that wait with a stop signal
- * pending take part in the stop; stopped processes that SIGCONT reached go
- * on. 1 when a task changed state. */
-int rec_job_schedule(struct rec *r);
+/* At each choice of the next task: stopped processes that SIGCONT reached
+ * go on. 1 when one did. */
+int rec_job_continue(struct rec *r);
+/* When nothing is ready: threads that wait with a stop signal pending
+ * (not blocked, not caught) take part in the stop. 1 when one did. */
+int rec_job_stop_waiters(struct rec *r);
 /* T is at the delivery stop of SIG: note a stop signal from outside the
  * guest (another host process: si_pid 0), whose SIGCONT comes from there. */
 void rec_job_signal(struct rec *r, struct task *t, int sig);

@@ -40,6 +40,14 @@
  * arch_do_signal_or_restart()). A timed poll waits wound back already. */
 static void restart_wait(struct rec *r, struct task *t)
 {
+	/* What the kernel's wait would have returned, should a handler's
+	 * signal come before the call is made again (interrupt.c):
+	 * futex_wait(), a timerfd read, a sleep (EINTR with a handler). */
+	int code = t->wait == WAIT_FUTEX
+			   ? (t->deadline < 0 ? -REC_ERESTARTSYS : -REC_ERESTARTNOHAND)
+		   : t->wait == WAIT_TIMERFD ? -REC_ERESTARTSYS
+					     : -REC_ERESTARTNOHAND;
+
 	if (t->wait == WAIT_POLL) {
 		rec_wake(r, t, 0);
 		return;
@@ -49,7 +57,7 @@ static void restart_wait(struct rec *r, struct task *t)
 	t->call.regs.rip -= 2;
 	tracer_set_regs(t->tid, &t->call.regs);
 	t->deadline = -1;
-	rec_intr_clear(t);
+	rec_intr_set(t, &t->call.regs, t->call.nr, code, 1);
 	rec_make_ready(r, t);
 }
 
@@ -128,41 +136,50 @@ static int continued(pid_t tid, int *hup)
 	return 1;
 }
 
-int rec_job_schedule(struct rec *r)
+int rec_job_continue(struct rec *r)
 {
 	int changed = 0, hup = 0;
 
 	for (size_t i = 0; i < r->ntasks; i++) {
 		struct task *t = r->tasks[i];
 
-		if (t->system)
+		if (t->system || t->state != TASK_STOPPED || !continued(t->tid, &hup))
 			continue;
-		if (t->state == TASK_WAITING && stop_pending(t->tid)) {
-			/* A stop meets a thread that waits: it takes part. */
-			hm_trace("task %d: a stop signal ends its wait", t->index);
-			restart_wait(r, t);
-			changed = 1;
-		} else if (t->state == TASK_STOPPED && continued(t->tid, &hup)) {
-			/* Every stopped thread of its process goes on. A SIGHUP
-			 * that came with the SIGCONT is the kernel's for an
-			 * orphaned process group (kill_orphaned_pgrp(),
-			 * kernel/exit.c), sent again at the same point of a
-			 * replay: the guest's, not a terminal's. */
-			for (size_t j = 0; j < r->ntasks; j++) {
-				struct task *x = r->tasks[j];
+		/* Every stopped thread of its process goes on. A SIGHUP that
+		 * came with the SIGCONT is the kernel's for an orphaned process
+		 * group (kill_orphaned_pgrp(), kernel/exit.c), sent again at
+		 * the same point of a replay: the guest's, not a terminal's. */
+		for (size_t j = 0; j < r->ntasks; j++) {
+			struct task *x = r->tasks[j];
 
-				if (x->tgid != t->tgid || x->system)
-					continue;
-				x->orphan_hup = hup;
-				x->job_outside = 0;
-				if (x->state != TASK_STOPPED)
-					continue;
-				hm_trace("task %d: continued", x->index);
-				rec_make_ready(r, x);
-			}
-			r->progress++;
-			changed = 1;
+			if (x->tgid != t->tgid || x->system)
+				continue;
+			x->orphan_hup = hup;
+			x->job_outside = 0;
+			if (x->state != TASK_STOPPED)
+				continue;
+			hm_trace("task %d: continued", x->index);
+			rec_make_ready(r, x);
 		}
+		r->progress++;
+		changed = 1;
+	}
+	return changed;
+}
+
+int rec_job_stop_waiters(struct rec *r)
+{
+	int changed = 0;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *t = r->tasks[i];
+
+		if (t->system || t->state != TASK_WAITING || !stop_pending(t->tid))
+			continue;
+		/* A stop meets a thread that waits: it takes part. */
+		hm_trace("task %d: a stop signal ends its wait", t->index);
+		restart_wait(r, t);
+		changed = 1;
 	}
 	return changed;
 }

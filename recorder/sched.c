@@ -668,7 +668,7 @@ void rec_schedule(struct rec *r)
 			return;
 		rec_pidns_settle(r);
 		rec_fire_due(r);
-		rec_job_schedule(r);
+		rec_job_continue(r);
 		/* Signals wait for a syscall entry, a point a replay finds again,
 		 * unless nothing is ready to run (docs/record-replay.md). */
 		if (!r->runq_len && (r->ndeferred || r->opts->mode == REC_MODE_REPLAY))
@@ -710,6 +710,8 @@ void rec_schedule(struct rec *r)
 			interrupt_wait(r, t);
 			continue;
 		}
+		if (rec_job_stop_waiters(r))
+			continue;
 		due = rec_next_deadline(r);
 		if (due >= 0) {
 			if (outside_first(r, due))

@@ -8,6 +8,8 @@
  *            waits in a read (WUNTRACED), SIGCONT continues it
  *            (WCONTINUED), and it ends as it would have
  *   self     a child stops itself with raise(SIGSTOP)
+ *   futex    a child that waits in a futex is stopped, continued, and
+ *            woken by a signal
  *   threads  a child of 8 threads (spinning and waiting on a condition
  *            variable) stops as a whole, then goes on
  *   orphan   a child of 16 threads stops itself from a thread; its parent
@@ -30,6 +32,8 @@
 #include <fcntl.h>
 #include <termios.h>
 #include <sys/ioctl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 static void report(const char *what, int status)
 {
@@ -121,6 +125,52 @@ static void selfstop(void)
 		exit(1);
 	close(pfd[1]);
 	wait_report(pid, 0, "raise");
+}
+
+static volatile sig_atomic_t woken;
+static int word;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	woken = 1;
+}
+
+/* A child that waits in a futex (a wait hermit emulates) is stopped and
+ * continued; SIGUSR1, without SA_RESTART, then ends its wait. */
+static void futexwait(void)
+{
+	struct sigaction sa;
+	pid_t pid;
+	char c;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	if (pipe(pfd))
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		close(pfd[0]);
+		/* (the parent stops it once it is about to wait, or waits) */
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(2);
+		while (!woken)
+			syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+		_exit(6);
+	}
+	setpgid(pid, pid);
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1)
+		exit(1);
+	close(pfd[0]);
+	kill(pid, SIGSTOP);
+	wait_report(pid, WUNTRACED, "futex");
+	kill(pid, SIGCONT);
+	wait_report(pid, WCONTINUED, "futex");
+	kill(pid, SIGUSR1);
+	wait_report(pid, 0, "futex");
 }
 
 static int go;
@@ -292,6 +342,8 @@ int main(int argc, char **argv)
 			one(SIGTSTP);
 			one(SIGTTIN);
 			one(SIGTTOU);
+		} else if (!strcmp(argv[i], "futex")) {
+			futexwait();
 		} else if (!strcmp(argv[i], "self")) {
 			selfstop();
 		} else if (!strcmp(argv[i], "threads")) {

@@ -48,6 +48,7 @@ three_ways() {
 
 three_ways signals "$GUESTS/jobctl" signals
 three_ways self "$GUESTS/jobctl" self
+three_ways futex "$GUESTS/jobctl" futex
 three_ways threads "$GUESTS/jobctl" threads
 three_ways orphan "$GUESTS/jobctl" orphan
 
