@@ -23,6 +23,11 @@
  * The stopped threads go on when SIGCONT is pending for their process,
  * which hermit looks at each time it chooses a thread to run: a guest's
  * kill(SIGCONT) has set it by then, at a point the schedule decides.
+ *
+ * A stop from outside the guest (another host process's SIGSTOP) waits
+ * for a SIGCONT from there, at no point of ours: its threads wait in
+ * PTRACE_LISTEN, which makes them report the SIGCONT, and the scheduler
+ * waits for that rather than calling the guest deadlocked.
  */
 #include "config.h"
 

@@ -227,7 +227,8 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 		c->clear_tid = clear_tid_of(p->tid);
 	c->tsc_sigsegv = p->tsc_sigsegv; /* TIF_NOTSC is copied at clone */
 	c->trap_blocked = rec_trap_blocked(p->tid); /* so is the blocked mask */
-	memcpy(c->trap_act, p->trap_act, sizeof(c->trap_act)); /* and the actions */
+	/* and so are the signal actions, which threads share */
+	memcpy(c->trap_act, p->trap_act, sizeof(c->trap_act));
 	c->cpus = p->cpus; /* fork and clone copy the affinity mask */
 	if (vfork)
 		c->vfork_parent = p->tid;
