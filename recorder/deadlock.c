@@ -296,6 +296,12 @@ void rec_report_deadlock(struct rec *r)
 			describe_parked(t, what, sizeof(what), &pc);
 		} else if (t->state == TASK_VFORK_WAIT) {
 			snprintf(what, sizeof(what), "its vfork child");
+		} else if (t->state == TASK_STOPPED) {
+			struct user_regs_struct regs;
+
+			snprintf(what, sizeof(what), "SIGCONT (stopped)");
+			if (tracer_get_regs(t->tid, &regs) == 0)
+				pc = regs.rip;
 		} else {
 			snprintf(what, sizeof(what), "nothing (state %d)", t->state);
 		}

@@ -22,6 +22,8 @@ enum task_state {
 	TASK_VFORK_WAIT, /* held until its vfork child execs or exits */
 	TASK_WAITING,	 /* in an emulated wait (see enum wait_kind) */
 	TASK_EXITING,	 /* past PTRACE_EVENT_EXIT: never runs again, its exit is due */
+	TASK_STOPPED,	 /* in its process's group stop (job control): runs again
+			  * once the process is continued (jobctl.c) */
 };
 
 /* What a TASK_WAITING task waits for. */
@@ -168,6 +170,16 @@ struct task {
 				    * traps then give it SIGSEGV (sys_prctl.c) */
 	uint64_t trap_blocked;	   /* SIGTRAP and SIGSEGV as the guest last blocked them
 				    * (sigmask.c) */
+	pid_t kill_group;	   /* its kill names a process group hermit is in (its
+				    * host id; -1: kill(-1)): made process by process at
+				    * its exit (sys_kill.c) */
+	uint8_t trap_act[2][32]; /* the guest's action for SIGSEGV and SIGTRAP as it last
+				  * set it (the kernel's struct: handler, flags,
+				  * restorer, mask); all 0: SIG_DFL (sigmask.c) */
+	int job_outside;	   /* a stop signal from outside the guest was delivered to
+				    * it: its process's stop waits on the outside (jobctl.c) */
+	int orphan_hup;		   /* its stopped process was orphaned: the SIGHUP
+				    * pending is the kernel's, not a terminal's (jobctl.c) */
 };
 
 enum rec_timer_kind {
@@ -261,6 +273,8 @@ struct rec {
 	size_t nshared;
 	int ptrace_warned; /* the guest's ptrace was refused, and hermit said so */
 	int ran_since_event;   /* replay: a guest task was resumed since */
+	pid_t pidns_dying;     /* a namespace's init hermit let go to die: its host pid
+				* (pidns.c) */
 };
 
 enum rec_action {
@@ -353,6 +367,26 @@ void rec_schedule(struct rec *r);
 /* The block watch says the running task sleeps: interrupt it. */
 void rec_check_blocked(struct rec *r);
 void rec_park(struct rec *r, struct task *t);
+
+/* jobctl.c: T reported its part in a group stop by SIG: it stays stopped,
+ * and the other threads of its process take part too. */
+void rec_job_stopped(struct rec *r, struct task *t, int sig);
+/* At each choice of the next task: stopped processes that SIGCONT reached
+ * go on. 1 when one did. */
+int rec_job_continue(struct rec *r);
+/* When nothing is ready: threads that wait with a stop signal pending
+ * (not blocked, not caught) take part in the stop. 1 when one did. */
+int rec_job_stop_waiters(struct rec *r);
+/* T is at the delivery stop of SIG: note a stop signal from outside the
+ * guest (another host process: si_pid 0), whose SIGCONT comes from there. */
+void rec_job_signal(struct rec *r, struct task *t, int sig);
+/* Whether a process stopped from outside waits for its SIGCONT: no
+ * deadlock, hermit waits for the stop that SIGCONT makes it report. */
+int rec_job_waits_outside(const struct rec *r);
+/* Whether signal SIG at T's delivery stop is the SIGHUP the kernel sent
+ * its orphaned, stopped process group: the guest's own, as any signal one
+ * guest process sends another (forgotten once asked). */
+int rec_job_own_signal(struct rec *r, struct task *t, int sig);
 /* capture.c: logs. Whether the call C of a row stops only for the log. */
 int rec_call_hidden(const struct rec_syscall *row, const struct rec_call *c);
 /* Whether descriptor FD of task TID leads outside the guest, where a replay
@@ -694,6 +728,13 @@ void rec_sys_wait_exit(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_adjtimex(struct rec *r, struct task *t, struct rec_call *c);
 enum rec_action rec_sys_clock_adjtime(struct rec *r, struct task *t, struct rec_call *c);
 
+/* sigmask.c: rt_sigaction of SIGSEGV or SIGTRAP: note the action set. */
+void rec_sys_sigaction_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* T exec'd: its handlers are SIG_DFL again (an ignored signal stays so). */
+void rec_sigaction_exec(struct rec *r, struct task *t);
+/* syscalls.c: more values of ROW's matched argument that stop it too
+ * (bit V: value V). */
+uint64_t rec_syscall_match_also(const struct rec_syscall *row);
 /* sigmask.c: the SIGTRAP and SIGSEGV bits of TID's blocked mask, stopped. */
 uint64_t rec_trap_blocked(pid_t tid);
 /* rt_sigprocmask (setting a mask) and rt_sigreturn: note those bits. */
@@ -754,9 +795,24 @@ int rec_refuse_abi(struct rec *r, struct task *t);
  * or setgid one is warned of (its bit is ignored). 0 to go on. */
 int rec_refuse_exec(struct rec *r, struct task *t);
 
+/* pidns.c: T, the init of a pid namespace the guest made, is at the
+ * delivery stop of fault SIG that no handler takes: 1 when it was let go
+ * to die of it (T is forgotten), 0 when the signal is to be delivered. */
+int rec_pidns_fault(struct rec *r, struct task *t, int sig);
+/* When the others of such a namespace are reaped: wait until its init is
+ * a zombie. */
+void rec_pidns_settle(struct rec *r);
+
 /* sys_kill.c: a SIGKILL another guest task sent (kill, tkill, tgkill,
  * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */
 void rec_sys_kill_exit(struct rec *r, struct task *t, struct rec_call *c);
+/* kill(0, sig) and friends that would reach hermit: made as kill(ID, 0),
+ * then process by process at the exit (sys_kill.c) */
+enum rec_action rec_sys_kill_enter(struct rec *r, struct task *t, struct rec_call *c);
+/* The signals kill stops for besides its row's SIGKILL (bit N: signal N):
+ * the stop signals, which would stop hermit too. */
+#define REC_KILL_ALSO                                                             \
+	(1ULL << SIGSTOP | 1ULL << SIGTSTP | 1ULL << SIGTTIN | 1ULL << SIGTTOU)
 /* A doomed task was reaped: when it was the last, the sender goes on. */
 void rec_kill_reaped(struct rec *r);
 

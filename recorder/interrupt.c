@@ -59,7 +59,7 @@ static int caught(pid_t tid, int sig)
 int rec_intr_deliver(struct rec *r, struct task *t, int sig)
 {
 	struct user_regs_struct regs;
-	int code = t->intr_code, handled = 0;
+	int code = t->intr_code, poll = t->intr_poll, handled = 0;
 
 	if (!code)
 		return 0;
@@ -68,9 +68,14 @@ int rec_intr_deliver(struct rec *r, struct task *t, int sig)
 		return 0; /* it went on since: the signal meets it elsewhere */
 	if (!caught(t->tid, sig)) {
 		/* No handler runs: the kernel makes the call again. A call wound
-		 * back is made again as it stands; one skipped is wound back. */
-		if (t->intr_rewound)
+		 * back is made again as it stands, and a handler's signal that
+		 * comes before it is (after a stop and SIGCONT, say) still ends
+		 * it; one skipped is wound back. */
+		if (t->intr_rewound) {
+			t->intr_code = code;
+			t->intr_poll = poll;
 			return 0;
+		}
 		regs.orig_rax = (uint64_t)t->intr_nr;
 		regs.rax = (uint64_t)(long)-REC_ERESTARTNOINTR;
 	} else {

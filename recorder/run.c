@@ -227,6 +227,8 @@ static void on_new_task(struct rec *r, struct task *p, pid_t tid, int vfork)
 		c->clear_tid = clear_tid_of(p->tid);
 	c->tsc_sigsegv = p->tsc_sigsegv; /* TIF_NOTSC is copied at clone */
 	c->trap_blocked = rec_trap_blocked(p->tid); /* so is the blocked mask */
+	/* and so are the signal actions, which threads share */
+	memcpy(c->trap_act, p->trap_act, sizeof(c->trap_act));
 	c->cpus = p->cpus; /* fork and clone copy the affinity mask */
 	if (vfork)
 		c->vfork_parent = p->tid;
@@ -247,6 +249,7 @@ static void on_exec(struct rec *r, struct task *t)
 
 	if (rec_refuse_exec(r, t) < 0)
 		return; /* a 32-bit program: the run ended */
+	rec_sigaction_exec(r, t);
 	err = tracer_patch_vdso(t->tid);
 
 	if (hm_log_enabled(HM_LOG_DEBUG)) {
@@ -535,6 +538,8 @@ static int in_syscall(struct task *t)
 
 static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
+	int own;
+
 	/* Any ptrace stop consumes a pending PTRACE_INTERRUPT (ptrace_stop()
 	 * clears JOBCTL_TRAP_STOP); only these two report it. */
 	if (s->kind != TRACER_EVENT_STOP && s->kind != TRACER_SYSCALL_EXIT &&
@@ -576,8 +581,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		}
 		break;
 	case TRACER_GROUP_STOP:
-		/* Job control inside the guest is not modelled: carry on. */
-		rec_resume(t, t->pending || t->retrying ? RESUME_SYSCALL : RESUME_CONT, 0);
+		rec_job_stopped(r, t, s->sig);
 		break;
 	case TRACER_SECCOMP:
 		on_syscall_entry(r, t);
@@ -695,7 +699,9 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			if (stepping)
 				r->dbg_step = t->tid; /* not the step's trap: it goes on */
 		}
-		if (r->opts->mode == REC_MODE_REPLAY && r->opts->debugger_has_terminal &&
+		/* (the kernel's SIGHUP to an orphaned, stopped process group) */
+		own = rec_job_own_signal(r, t, s->sig);
+		if (!own && r->opts->mode == REC_MODE_REPLAY && r->opts->debugger_has_terminal &&
 		    rec_from_terminal(t, s->sig)) {
 			/* Ctrl-C in the gdb that `hermit replay` started reaches
 			 * its whole process group, the guest too: gdb stops the
@@ -704,7 +710,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
-		if (r->opts->mode == REC_MODE_REPLAY && rec_from_terminal(t, s->sig)) {
+		if (!own && r->opts->mode == REC_MODE_REPLAY && rec_from_terminal(t, s->sig)) {
 			/* Ctrl-C at a replay ends the replay. */
 			hm_error("replay interrupted by signal %d at event %llu", s->sig,
 				 (unsigned long long)r->frames);
@@ -712,7 +718,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			r->diverged = 1; /* nothing more to compare */
 			break;
 		}
-		if (rec_from_terminal(t, s->sig) || rec_from_outside(r, t, s->sig)) {
+		if (!own && (rec_from_terminal(t, s->sig) || rec_from_outside(r, t, s->sig))) {
 			/* Ctrl-C and friends reach every process of the terminal's
 			 * foreground group at whatever instruction each is on; so does
 			 * a kill from outside. Hold them back and deliver them at the
@@ -722,6 +728,9 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			rec_resume(t, t->pending ? RESUME_SYSCALL : RESUME_CONT, 0);
 			break;
 		}
+		if (rec_pidns_fault(r, t, s->sig))
+			break; /* t is gone */
+		rec_job_signal(r, t, s->sig);
 		if (hm_log_enabled(HM_LOG_DEBUG)) {
 			struct user_regs_struct regs;
 
@@ -949,6 +958,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		if (row->hidden == SHOWN || opts->mode == REC_MODE_RUN) {
 			traps[ntraps].match_arg = row->match_arg;
 			traps[ntraps].match = row->match;
+			traps[ntraps].match_also = rec_syscall_match_also(row);
 		}
 		traps[ntraps].nonzero_arg = row->nonzero_arg;
 		ntraps++;

@@ -629,6 +629,25 @@ static int any_alive(const struct rec *r)
 	return 0;
 }
 
+/* A process whose every task is past its exit event: its end (and what
+ * the kernel does then, SIGHUP and SIGCONT to a process group it leaves
+ * orphaned) is on its way to waitpid. */
+static int exit_due(const struct rec *r)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		const struct task *t = r->tasks[i];
+		int others = 0;
+
+		if (t->system || t->state != TASK_EXITING)
+			continue;
+		for (size_t j = 0; j < r->ntasks && !others; j++)
+			others = r->tasks[j]->tgid == t->tgid && r->tasks[j]->state != TASK_EXITING;
+		if (!others)
+			return 1;
+	}
+	return 0;
+}
+
 static int any_new(const struct rec *r)
 {
 	for (size_t i = 0; i < r->ntasks; i++) {
@@ -648,7 +667,9 @@ void rec_schedule(struct rec *r)
 		 * come first, before anything else runs (sys_kill.c). */
 		if (r->ndoomed)
 			return;
+		rec_pidns_settle(r);
 		rec_fire_due(r);
+		rec_job_continue(r);
 		/* Signals wait for a syscall entry, a point a replay finds again,
 		 * unless nothing is ready to run (docs/record-replay.md). */
 		if (!r->runq_len && (r->ndeferred || r->opts->mode == REC_MODE_REPLAY))
@@ -690,6 +711,8 @@ void rec_schedule(struct rec *r)
 			interrupt_wait(r, t);
 			continue;
 		}
+		if (rec_job_stop_waiters(r))
+			continue;
 		due = rec_next_deadline(r);
 		if (due >= 0) {
 			if (outside_first(r, due))
@@ -709,11 +732,14 @@ void rec_schedule(struct rec *r)
 			retry(r, t);
 			return;
 		}
-		if (!any_alive(r) || any_new(r))
+		if (!any_alive(r) || any_new(r) || exit_due(r))
 			return; /* exits or a new task's first stop are on their way */
 		/* Not while stops are still to be read: a group exit's other
 		 * threads, say, report their exits a moment after the leader. */
 		if (tracer_event_pending())
+			return;
+		/* A process stopped from outside waits for its SIGCONT there. */
+		if (rec_job_waits_outside(r))
 			return;
 		if (settle(r)) {
 			if (tracer_event_pending())

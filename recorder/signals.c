@@ -142,7 +142,20 @@ void rec_deliver_deferred(struct rec *r, int idle)
 	}
 	for (size_t i = 0; i < r->ndeferred; i++) {
 		struct task *t = leader_of(r, r->deferred[i].tgid);
+		int sig = r->deferred[i].sig;
+		struct tracer_sigmasks st;
 
+		/* The terminal's Ctrl-Z stopped hermit too, which paused the
+		 * whole run; the shell's SIGCONT has reached the guest by now,
+		 * and a stop sent after it would leave it stopped for good.
+		 * So a stop signal from outside that the guest does not catch
+		 * is dropped (docs/threads.md "Job control"). */
+		if ((sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) && t &&
+		    tracer_task_sigmasks(t->tid, &st) == 0 && !(st.caught >> (sig - 1) & 1)) {
+			hm_debug("signal %d from outside to process %d dropped: it would stop it",
+				 sig, r->deferred[i].tgid);
+			continue;
+		}
 		hm_debug("signal %d from the terminal delivered to process %d", r->deferred[i].sig,
 			 r->deferred[i].tgid);
 		if (t)

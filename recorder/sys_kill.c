@@ -24,12 +24,26 @@
  * parents' and their SIGCHLD is pending for the parents' processes, whose
  * threads are all stopped: the first of them that hermit resumes takes
  * it, at a point the schedule decides.
+ *
+ * The guest shares its process group with hermit (its terminal's Ctrl-C
+ * reaches both, cli/signals.c), so kill(0, sig) and killpg of that group
+ * reach hermit too, and so does kill(-1, sig) without the namespaces.
+ * Hermit lets the guest have the signals it can catch, but SIGKILL and
+ * SIGSTOP cannot be caught, and SIGTSTP, SIGTTIN and SIGTTOU would stop it.
+ * Such a kill is made as kill(ID, 0), which signals nobody; at its exit
+ * hermit makes it process by process from the sender (kill(pid, sig)
+ * injected for each of the guest's processes in the group, in the order
+ * they were made, as the kernel would have reached them), so each sees
+ * the sender as natively, and hermit none of it. The sender's own process,
+ * when it is among them, comes last: the call is made once more as
+ * kill(its own pid, sig).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "internal.h"
@@ -78,10 +92,108 @@ static void doom_group(struct rec *r, const struct task *t, pid_t pg, int host)
 	}
 }
 
+/* Signals the guest's kill must not bring to hermit (see above). */
+static int uncaught(int sig)
+{
+	return sig == SIGKILL || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+/* The host id of the process group kill(2)'s ID (0, or below -1) names
+ * from T when hermit is in it (kill(-1) without the namespaces: -1); 0
+ * when it is not. Inside the guest's pid namespace hermit's group has no
+ * id, so only kill(0) names it there. */
+static pid_t hermit_group(struct rec *r, struct task *t, pid_t id)
+{
+	pid_t h, in;
+
+	if (id == -1)
+		return r->opts->namespaces ? 0 : -1;
+	if (id == 0)
+		return tracer_task_pgid(t->tid, &h, &in) == 0 && h == getpgrp() ? h : 0;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *x = r->tasks[i];
+
+		if (x->system == 0 && tracer_task_pgid(x->tid, &h, &in) == 0 && in == -id &&
+		    h == getpgrp())
+			return h;
+	}
+	return 0;
+}
+
+enum rec_action rec_sys_kill_enter(struct rec *r, struct task *t, struct rec_call *c)
+{
+	pid_t id = (pid_t)c->args[0];
+
+	if (c->nr != SYS_kill || id > 0 || !uncaught((int)c->args[1]))
+		return REC_EXIT_STOP;
+	t->kill_group = hermit_group(r, t, id);
+	if (t->kill_group) {
+		c->regs.rsi = 0; /* kill(ID, 0): nobody */
+		tracer_set_regs(t->tid, &c->regs);
+	}
+	return REC_EXIT_STOP;
+}
+
+/* T's kill(ID, sig) of group T->kill_group, made as kill(ID, 0): make it
+ * process by process (see above). */
+static void split(struct rec *r, struct task *t, struct rec_call *c)
+{
+	pid_t group = t->kill_group, h, in;
+	int sig = (int)c->args[1], self = 0, sent = 0;
+	uint64_t args[6] = { 0, (uint64_t)sig };
+	long ret, err = -ESRCH;
+
+	t->kill_group = 0;
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *x = r->tasks[i];
+
+		/* a process: its leader, while it lives (creation order) */
+		if (x->system != 0 || x->tid != x->tgid || x->state == TASK_EXITING || x->doomed)
+			continue;
+		if (group == -1 ? x->tgid == t->tgid
+				: tracer_task_pgid(x->tid, &h, &in) < 0 || h != group)
+			continue;
+		if (x->tgid == t->tgid) {
+			self = 1;
+			continue;
+		}
+		args[0] = (uint64_t)x->vtid;
+		if (tracer_inject(t->tid, SYS_kill, args, &ret) < 0)
+			break;
+		if (ret == 0) {
+			sent = 1;
+			if (sig == SIGKILL)
+				doom(r, x->tgid);
+		} else {
+			err = ret;
+		}
+	}
+	hm_trace("task %d: kill(%d, %d) of hermit's group, process by process%s", t->index,
+		 (int)c->args[0], sig, self ? ", itself last" : "");
+	if (self) {
+		/* The call again, as kill(its own pid, sig); the result
+		 * stays as it is, so the registers set here stay too. */
+		c->regs.rip -= 2;
+		c->regs.rax = (uint64_t)SYS_kill;
+		c->regs.rdi = (uint64_t)rec_vpid_of(r, t);
+		c->regs.rsi = (uint64_t)sig;
+		tracer_set_regs(t->tid, &c->regs);
+		return;
+	}
+	c->ret = sent ? 0 : err; /* the registers get it from the caller */
+}
+
 void rec_sys_kill_exit(struct rec *r, struct task *t, struct rec_call *c)
 {
 	pid_t id, h, in;
 
+	if (t->kill_group) {
+		split(r, t, c);
+		goto hold;
+	}
+	if (c->nr == SYS_kill && (int)c->args[1] != SIGKILL)
+		return; /* a stop signal to a process: the kernel's */
 	if (c->ret != 0)
 		return; /* nobody was signalled */
 	switch (c->nr) {
@@ -113,6 +225,7 @@ void rec_sys_kill_exit(struct rec *r, struct task *t, struct rec_call *c)
 		}
 		break;
 	}
+hold:
 	if (!r->ndoomed)
 		return;
 	/* Held here, even when it is among them: it dies at this stop. */

@@ -235,9 +235,11 @@ static const struct rec_syscall table[] = {
 	{ SYS_sendfile, "sendfile", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0, 0 },
 	{ SYS_splice, "splice", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0, 0 },
 	{ SYS_tee, "tee", 0, NULL, NULL, OUT_XFER, 0, 0, HIDDEN_LOG, SENT_NONE, 0, 0, 0 },
-	/* SIGKILL to another process: held until it is gone (sys_kill.c) */
-	{ SYS_kill, "kill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 2,
-	  SIGKILL, 0 },
+	/* SIGKILL to another process: held until it is gone; kill(0, sig) of an
+	 * uncatchable or stopping signal, made without hermit (sys_kill.c;
+	 * the filter stops kill for REC_KILL_ALSO too) */
+	{ SYS_kill, "kill", 0, rec_sys_kill_enter, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN,
+	  SENT_NONE, 2, SIGKILL, 0 },
 	{ SYS_tkill, "tkill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 2,
 	  SIGKILL, 0 },
 	{ SYS_tgkill, "tgkill", 0, NULL, rec_sys_kill_exit, OUT_NONE, 0, 0, SHOWN, SENT_NONE, 3,
@@ -262,6 +264,9 @@ static const struct rec_syscall table[] = {
 	/* the blocked mask, which hermit's own traps change (sigmask.c) */
 	{ SYS_rt_sigprocmask, "rt_sigprocmask", 0, NULL, rec_sys_sigmask_exit, OUT_NONE, 0, 0,
 	  HIDDEN_ALWAYS, SENT_NONE, 0, 0, 2 },
+	/* the actions hermit's traps make the kernel reset: SIGSEGV, SIGTRAP */
+	{ SYS_rt_sigaction, "rt_sigaction", 0, NULL, rec_sys_sigaction_exit, OUT_NONE, 0, 0,
+	  HIDDEN_ALWAYS, SENT_NONE, 1, SIGSEGV, 0 },
 	{ SYS_rt_sigreturn, "rt_sigreturn", 0, NULL, rec_sys_sigmask_exit, OUT_NONE, 0, 0,
 	  HIDDEN_ALWAYS, SENT_NONE, 0, 0, 0 },
 	/* the rdtsc and seccomp modes hermit set, shown as the guest's own */
@@ -341,6 +346,18 @@ const struct rec_syscall *rec_syscall_find(long nr)
 		by_nr_ready = 1;
 	}
 	return nr >= 0 && nr < MAX_NR ? by_nr[nr] : NULL;
+}
+
+uint64_t rec_syscall_match_also(const struct rec_syscall *row)
+{
+	switch (row->nr) {
+	case SYS_kill:
+		return REC_KILL_ALSO; /* the stop signals (sys_kill.c) */
+	case SYS_rt_sigaction:
+		return 1ULL << SIGTRAP; /* with SIGSEGV (sigmask.c) */
+	default:
+		return 0;
+	}
 }
 
 int rec_syscall_nr(const struct rec_syscall *row)

@@ -687,6 +687,13 @@ static void run_init(const struct tracer_launch *l, scmp_filter_ctx filter)
 		child_die("cannot fork the guest", errno, HM_EXIT_INTERNAL);
 	if (guest == 0)
 		become_guest(l, filter);
+	/* A session of our own, as the host's init has: a process group
+	 * whose other members' parents are gone (to us) is orphaned, and a
+	 * stopped one gets SIGHUP and SIGCONT from the kernel (POSIX;
+	 * kill_orphaned_pgrp(), kernel/exit.c). In the guest's session, we
+	 * would keep every such group from being orphaned. The guest stays in
+	 * hermit's session, with its terminal. */
+	setsid();
 	/* Reap whatever is orphaned to us; the tracer ends us. */
 	for (;;) {
 		if (wait(NULL) < 0 && errno == ECHILD)
@@ -743,11 +750,12 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 	for (size_t i = 0; i < l->ntraps; i++) {
 		const struct tracer_trap *t = &l->traps[i];
 		struct scmp_arg_cmp cmp[4];
-		unsigned n = 0;
+		unsigned n = 0, m = 0;
 		int err;
 
 		if (t->fd_min > 0)
 			cmp[n++] = SCMP_A0(SCMP_CMP_GE, (scmp_datum_t)t->fd_min);
+		m = n; /* (where the match goes) */
 		if (t->match_arg > 0)
 			/* an int: the kernel ignores the upper half of the register */
 			cmp[n++] = SCMP_CMP((unsigned)t->match_arg - 1, SCMP_CMP_MASKED_EQ,
@@ -758,6 +766,15 @@ static scmp_filter_ctx build_filter(const struct tracer_launch *l)
 		if (t->nonzero_arg > 0)
 			cmp[n++] = SCMP_CMP((unsigned)t->nonzero_arg - 1, SCMP_CMP_NE, 0);
 		err = seccomp_rule_add_array(ctx, SCMP_ACT_TRACE(0), t->nr, n, cmp);
+		/* The other values of the argument: one rule each (rules of
+		 * a syscall are alternatives). */
+		for (unsigned v = 0; !err && t->match_arg > 0 && v < 64; v++) {
+			if (!(t->match_also >> v & 1))
+				continue;
+			cmp[m] = SCMP_CMP((unsigned)t->match_arg - 1, SCMP_CMP_MASKED_EQ,
+					  0xffffffffULL, (scmp_datum_t)v);
+			err = seccomp_rule_add_array(ctx, SCMP_ACT_TRACE(0), t->nr, n, cmp);
+		}
 		if (err) {
 			hm_error("cannot add syscall %d to the seccomp filter: %s", t->nr,
 				 hm_strerror(err));

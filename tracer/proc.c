@@ -286,3 +286,35 @@ int tracer_exe_kind(pid_t tid, int *elf_class, unsigned *mode)
 	*mode = st.st_mode;
 	return 0;
 }
+
+int tracer_pidns(pid_t tid, uint64_t *ns)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", tid);
+	if (stat(path, &st) < 0)
+		return -errno;
+	*ns = (uint64_t)st.st_dev << 32 ^ (uint64_t)st.st_ino;
+	return 0;
+}
+
+int tracer_task_state(pid_t tid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : -EINVAL;
+}

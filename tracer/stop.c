@@ -208,6 +208,16 @@ int tracer_interrupt(pid_t tid)
 	return restart(PTRACE_INTERRUPT, tid, 0);
 }
 
+int tracer_listen(pid_t tid)
+{
+	return restart(PTRACE_LISTEN, tid, 0);
+}
+
+int tracer_let_go(pid_t tid, int sig)
+{
+	return restart(PTRACE_DETACH, tid, sig);
+}
+
 int tracer_siginfo(pid_t tid, siginfo_t *si)
 {
 	return ptrace(PTRACE_GETSIGINFO, tid, 0, si) < 0 ? -errno : 0;

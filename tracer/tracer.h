@@ -26,6 +26,7 @@ struct tracer_trap {
 	int mask_arg;  /* with MASK: trap only when argument MASK_ARG has a bit of it */
 	uint64_t mask; /* 0: no such condition */
 	int nonzero_arg; /* > 0: trap only when argument nonzero_arg - 1 is not 0 */
+	uint64_t match_also; /* with match_arg: bit V set, trap when it is V as well (V < 64) */
 };
 
 /* What a path was when a recorded run first touched it; a replay puts it
@@ -133,6 +134,12 @@ int tracer_syscall(pid_t tid, int sig);
 /* PTRACE_SINGLESTEP: one instruction, then a SIGTRAP stop. */
 int tracer_step(pid_t tid, int sig);
 int tracer_interrupt(pid_t tid);
+/* TID, at its group-stop report, stays stopped but no longer in a ptrace
+ * stop (PTRACE_LISTEN): a SIGCONT makes it report PTRACE_EVENT_STOP. */
+int tracer_listen(pid_t tid);
+/* Let TID go from the ptrace stop it is in (PTRACE_DETACH), with SIG
+ * delivered (0: none); it is no tracee of ours from then on. */
+int tracer_let_go(pid_t tid, int sig);
 /* The siginfo of TID's signal-delivery stop. */
 int tracer_siginfo(pid_t tid, siginfo_t *si);
 /* TID's blocked signals (bit N-1 for signal N), stopped; 0 or -errno. */
@@ -172,6 +179,11 @@ int tracer_auxv(pid_t tid, unsigned long type, uint64_t *value);
  * again with tgkill. The syscall's result (-errno on failure) goes to *ret.
  */
 int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret);
+/* Set TID's action for SIG to ACT (LEN bytes of the kernel's struct
+ * sigaction: handler, flags, restorer, mask) from any stop with rip on
+ * code that ran: a syscall instruction goes at rip for the time it takes,
+ * the action below the stack's red zone. 0 or -errno. */
+int tracer_set_sigaction(pid_t tid, int sig, const void *act, size_t len);
 
 /* What every guest task is traced with (expanded where sys/ptrace.h is). */
 #define TRACER_PTRACE_OPTIONS                                                                     \
@@ -428,6 +440,12 @@ struct tracer_sigmasks {
 int tracer_task_sigmasks(pid_t tid, struct tracer_sigmasks *m);
 /* The CPU time TID has had, user and system, in clock ticks (USER_HZ). */
 int tracer_task_cputime(pid_t tid, uint64_t *ticks);
+/* Which pid namespace TID is in (its /proc/TID/ns/pid), as a number two
+ * tasks share when they share the namespace. 0 or -errno. */
+int tracer_pidns(pid_t tid, uint64_t *ns);
+/* TID's state letter from /proc/TID/stat ('R', 'S', 't', 'Z', ...), or
+ * -errno (-ENOENT: it is gone). */
+int tracer_task_state(pid_t tid);
 /* TID's executable: its ELF class (ELFCLASS32, ELFCLASS64) and its file
  * mode (st_mode, setuid bit included). 0, or -errno (-ENOEXEC: no ELF). */
 int tracer_exe_kind(pid_t tid, int *elf_class, unsigned *mode);

@@ -7,7 +7,9 @@
 # wait with no timeout while another thread computes (epollwait.c), and
 # EINTR and errno where another thread acts on a waiting call: a pwait's
 # own signal mask, a signal the thread does not take, a SysV queue or set
-# removed (EIDRM), a FIFO's open waiting for the other end (eintr.c). Each
+# removed (EIDRM), a FIFO's open waiting for the other end (eintr.c), and
+# a SIGSEGV handler for faults on code that reads the TSC, whose action
+# hermit's rdtsc trap made the kernel reset (codefault.c). Each
 # guest runs natively, under `hermit run`, and under `hermit record start`
 # then `hermit replay --autopilot`; all must print the same.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
@@ -42,6 +44,7 @@ three_ways sigrestart-off "$GUESTS/sigrestart" norestart
 three_ways parkargs "$GUESTS/parkargs"
 three_ways epollwait "$GUESTS/epollwait"
 three_ways eintr "$GUESTS/eintr"
+three_ways codefault "$GUESTS/codefault"
 
 # The wait4 case kills its child with SIGKILL while another thread waits
 # for it: the child's end and the SIGCHLD it leaves must come at the same
