@@ -382,7 +382,9 @@ size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, 
 			if (di && dap_frame_env(d, 0, &fe) == 0) {
 				/* gdb's "Old value = ... New value = ...": as the
 				 * variable's type prints them */
-				struct dap_value old = { .syms = di->syms, .vt = di->vt, .size = b->size };
+				struct dap_value old = { .syms = di->syms,
+							 .vt = di->vt,
+							 .size = b->size };
 				struct dap_value new = old;
 
 				memcpy(old.bytes, reverse ? now : b->snap, b->size);

@@ -271,7 +271,9 @@ static const struct {
 void dap_registers(struct dap *d, struct dap_req *r, const struct dap_frame *f)
 {
 	/* gdb's numbering (shown[]) to DWARF's (frames.h) */
-	static const int dwarf_of[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	static const int dwarf_of[17] = {
+		0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+	};
 	const struct dap_stack_frame *uf = NULL;
 	cJSON *b, *arr;
 	int err;

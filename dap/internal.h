@@ -279,8 +279,8 @@ struct dap {
 	size_t nframes;
 	struct dap_unwound *stacks; /* per thread, unwound at this stop */
 	size_t nstacks;
-	int modules_fresh;	  /* the modules were refreshed at this stop */
-	struct dap_vref *vrefs;	  /* variables references are index + 1, until the next resume */
+	int modules_fresh;	/* the modules were refreshed at this stop */
+	struct dap_vref *vrefs; /* variables references are index + 1, until the next resume */
 	size_t nvrefs;
 	struct {
 		uint64_t addr; /* line-aligned */

@@ -188,8 +188,7 @@ static int env_mem(void *arg, uint64_t addr, void *buf, size_t len)
 
 /* Another module's global NAME, the program's first (dap_eval_env's
  * global). */
-static int env_global(void *arg, const char *name, struct dap_value *out, char *err,
-		      size_t errlen)
+static int env_global(void *arg, const char *name, struct dap_value *out, char *err, size_t errlen)
 {
 	struct dap_frame_env *fe = arg;
 	const struct dap_modules *ms = dap_source_modules(fe->d->src);

@@ -58,8 +58,7 @@ struct dap_eval_env {
 	/* Names neither the frame nor SYMS's globals have: the globals of
 	 * the process's other files (NULL: none). 0 with OUT, 1 when there
 	 * is no such global, -1 with a message in ERR. */
-	int (*global)(void *arg, const char *name, struct dap_value *out, char *err,
-		      size_t errlen);
+	int (*global)(void *arg, const char *name, struct dap_value *out, char *err, size_t errlen);
 	void *global_arg;
 };
 

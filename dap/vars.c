@@ -111,7 +111,8 @@ static struct expansion expansion(const struct dap_value *v)
 			/* (a char * is a string: its value says it all) */
 			t = dap_vt_top(v->syms, &to);
 			if (!to.synth && t &&
-			    (t->encoding == DW_ENC_SIGNED_CHAR || t->encoding == DW_ENC_UNSIGNED_CHAR))
+			    (t->encoding == DW_ENC_SIGNED_CHAR ||
+			     t->encoding == DW_ENC_UNSIGNED_CHAR))
 				return x;
 			/* fall through */
 		default:
@@ -272,8 +273,7 @@ void dap_req_scopes(struct dap *d, struct dap_req *r)
 	s = cJSON_CreateObject();
 	cJSON_AddStringToObject(s, "name", "Registers");
 	cJSON_AddStringToObject(s, "presentationHint", "registers");
-	cJSON_AddNumberToObject(s, "variablesReference",
-				scope_ref(d, DAP_VREF_REGISTERS, (int)id));
+	cJSON_AddNumberToObject(s, "variablesReference", scope_ref(d, DAP_VREF_REGISTERS, (int)id));
 	cJSON_AddBoolToObject(s, "expensive", 0);
 	cJSON_AddItemToArray(arr, s);
 	dap_respond(d, r, b);
@@ -294,8 +294,8 @@ static void scope_variables(struct dap *d, struct dap_req *r, struct dap_frame_e
 		if (dap_value_of_var(&fe->env, &vars[i], &v, err, sizeof(err)) < 0)
 			cJSON_AddItemToArray(arr, error_variable(vars[i].name, err));
 		else
-			cJSON_AddItemToArray(arr,
-					     variable(d, fe, frame, vars[i].name, &v, vars[i].name));
+			cJSON_AddItemToArray(
+				arr, variable(d, fe, frame, vars[i].name, &v, vars[i].name));
 	}
 	free(vars);
 }
@@ -365,8 +365,8 @@ void dap_req_variables(struct dap *d, struct dap_req *r)
 			struct dap_value c;
 			char name[160], expr[1024], msg[256];
 
-			if (child_of(&fe, &parent, i, &c, name, sizeof(name), expr, sizeof(expr), msg,
-				     sizeof(msg)) < 0) {
+			if (child_of(&fe, &parent, i, &c, name, sizeof(name), expr, sizeof(expr),
+				     msg, sizeof(msg)) < 0) {
 				snprintf(name, sizeof(name), "[%zu]", i);
 				cJSON_AddItemToArray(arr, error_variable(name, msg));
 				continue;
