@@ -627,7 +627,9 @@ void dap_req_data_breakpoint_info(struct dap *d, struct dap_req *r)
 	if (have_ref == 0 && ref > 0) {
 		/* a variable the client was shown: by its scope or parent */
 		if (!stopped)
-			snprintf(why, sizeof(why), "the replay is running: pause it first");
+			snprintf(why, sizeof(why), "%s",
+				 d->launched && !d->ended ? "the replay is running: pause it first"
+							  : "no replay: launch one first");
 		else if (dap_vref_data(d, ref, name, &addr, &size, expr, sizeof(expr), &v, why,
 				       sizeof(why)) == 0)
 			typed = 1;

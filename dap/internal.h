@@ -136,6 +136,13 @@ struct dap_req {
 
 /* ---- breakpoint conditions (wt-dap2a) ---- */
 
+/* Each kind of breakpoint embeds a struct dap_bp_cond: dap_bp_cond_set()
+ * when its set request comes, dap_bp_cond_free() when the list is
+ * replaced (and in dap_bp_free()), and at a breakpoint stop
+ * dap_bp_should_stop() for every breakpoint at the pc, each counting its
+ * hit; none saying stop means resume as the run went (run.c's loop over
+ * d->ibps in dap_stopped() does it for function and instruction ones). */
+
 /* A breakpoint's condition and hit condition, as the client set them
  * (malloc'ed, or NULL), and how often it was reached with its condition
  * true, in either direction, since it was set. */
