@@ -17,6 +17,13 @@
  * Read and access watches keep their exact bytes (a neighbour's read
  * cannot be told apart afterwards). A breakpoint that finds no free slot
  * is not verified, and says why.
+ *
+ * Conditions and hit counts (struct dap_bp_cond) are the adapter's: the
+ * stub stops at every hit, and a hit whose condition is false, or whose
+ * hit count is not yet there, is resumed in the direction the run was
+ * going, unseen by the client. A data breakpoint's dataId names bytes
+ * ("0xADDR/SIZE"); when dataBreakpointInfo had a variable for them, its
+ * name and type show the old and new values as gdb shows them.
  */
 #include "config.h"
 
@@ -190,6 +197,146 @@ void dap_bp_snapshot(struct dap *d)
 	}
 }
 
+/* ---- conditions ---- */
+
+/* ">= N", "> N", "== N", "<= N", "< N", "% N", "N": the operator ('G'
+ * for >=, 'L' for <=, '=', '>', '<', '%') and N. 0, or -EINVAL. */
+static int hit_parse(const char *s, int *op, uint64_t *n)
+{
+	char *end;
+
+	while (*s == ' ')
+		s++;
+	*op = 'G';
+	if (!strncmp(s, ">=", 2) || !strncmp(s, "<=", 2) || !strncmp(s, "==", 2)) {
+		*op = s[0] == '>' ? 'G' : s[0] == '<' ? 'L' : '=';
+		s += 2;
+	} else if (*s == '>' || *s == '<' || *s == '%' || *s == '=') {
+		*op = *s++;
+	}
+	while (*s == ' ')
+		s++;
+	if (!(*s >= '0' && *s <= '9'))
+		return -EINVAL;
+	errno = 0;
+	*n = strtoull(s, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (errno || *end || (*op == '%' && *n == 0))
+		return -EINVAL;
+	return 0;
+}
+
+static int hit_holds(const char *hit, uint64_t hits)
+{
+	uint64_t n;
+	int op;
+
+	if (!hit || !*hit || hit_parse(hit, &op, &n) < 0)
+		return 1;
+	switch (op) {
+	case 'G':
+		return hits >= n;
+	case 'L':
+		return hits <= n;
+	case '>':
+		return hits > n;
+	case '<':
+		return hits < n;
+	case '%':
+		return hits % n == 0;
+	default:
+		return hits == n;
+	}
+}
+
+int dap_bp_cond_set(struct dap_bp_cond *c, const cJSON *item, const char **why)
+{
+	const cJSON *cond = cJSON_GetObjectItemCaseSensitive(item, "condition");
+	const cJSON *hit = cJSON_GetObjectItemCaseSensitive(item, "hitCondition");
+	uint64_t n;
+	int op;
+
+	memset(c, 0, sizeof(*c));
+	if (cJSON_IsString(cond) && cond->valuestring[strspn(cond->valuestring, " ")])
+		c->condition = xstrdup(cond->valuestring);
+	if (cJSON_IsString(hit) && hit->valuestring[strspn(hit->valuestring, " ")]) {
+		if (hit_parse(hit->valuestring, &op, &n) < 0) {
+			*why = "a hit condition is a count: '5', '>= 5', '== 5', '> 5', '< 5', "
+			       "'<= 5' or '% 5'";
+			dap_bp_cond_free(c);
+			return -1;
+		}
+		c->hit = xstrdup(hit->valuestring);
+	}
+	return 0;
+}
+
+void dap_bp_cond_free(struct dap_bp_cond *c)
+{
+	free(c->condition);
+	free(c->hit);
+	memset(c, 0, sizeof(*c));
+}
+
+int dap_bp_should_stop(struct dap *d, struct dap_bp_cond *c)
+{
+	if (c->condition) {
+		struct dap_frame_env fe;
+		struct dap_value v;
+		char err[300], line[600];
+		int truth = 1, rc, n;
+
+		rc = dap_frame_env(d, 0, &fe);
+		if (rc)
+			snprintf(err, sizeof(err), "%s",
+				 rc == -ENODATA ? "no debug information (DWARF) here"
+						: "cannot read the registers");
+		if (rc || dap_eval_text(c->condition, &fe.env, &v, err, sizeof(err)) < 0 ||
+		    dap_value_truth(&v, &fe.env, &truth, err, sizeof(err)) < 0) {
+			/* gdb stops too, and says why */
+			n = snprintf(line, sizeof(line),
+				     "hermit-dap: error in the breakpoint condition '%.200s': %s\n",
+				     c->condition, err);
+			dap_output(d, "console", line,
+				   (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+			return 1;
+		}
+		if (!truth)
+			return 0;
+	}
+	c->hits++;
+	return hit_holds(c->hit, c->hits);
+}
+
+void dap_bp_free(struct dap *d)
+{
+	for (size_t i = 0; i < d->nibps; i++)
+		dap_bp_cond_free(&d->ibps[i].cond);
+	for (size_t i = 0; i < d->ndbps; i++)
+		dap_bp_cond_free(&d->dbps[i].cond);
+	for (size_t i = 0; i < d->ndinfo; i++)
+		free(d->dinfo[i].name);
+	free(d->ibps);
+	free(d->dbps);
+	free(d->dinfo);
+	d->ibps = NULL;
+	d->dbps = NULL;
+	d->dinfo = NULL;
+	d->nibps = d->ndbps = d->ndinfo = 0;
+}
+
+/* ---- watch stops ---- */
+
+static const struct dap_datainfo *datainfo(struct dap *d, uint64_t addr, unsigned size)
+{
+	for (size_t i = d->ndinfo; i-- > 0;) {
+		if (d->dinfo[i].addr == addr && d->dinfo[i].size == size)
+			return &d->dinfo[i];
+	}
+	return NULL;
+}
+
 /* VALUE of SIZE bytes as text: a little-endian number, or hex bytes. */
 static void value(const uint8_t *v, unsigned size, char *out, size_t room)
 {
@@ -217,9 +364,13 @@ size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, 
 			uint8_t now[DAP_MAX_WATCH];
 			char a[64], c[64];
 
+			const struct dap_datainfo *di;
+			char *ta = NULL, *tc = NULL;
+			struct dap_frame_env fe;
+
 			if (b->type != 2 || !b->have_snap ||
 			    dap_read_mem(d, b->addr, now, b->size) ||
-			    !memcmp(now, b->snap, b->size))
+			    !memcmp(now, b->snap, b->size) || !dap_bp_should_stop(d, &b->cond))
 				continue;
 			ids[n++] = b->id;
 			if (desc[0])
@@ -227,9 +378,26 @@ size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, 
 			/* backwards the write is about to run: now is before it */
 			value(reverse ? now : b->snap, b->size, a, sizeof(a));
 			value(reverse ? b->snap : now, b->size, c, sizeof(c));
-			snprintf(desc, size, "%s 0x%" PRIx64 " (%u bytes): %s -> %s",
-				 reverse ? "the last write to" : "a write to", b->addr, b->size, a,
-				 c);
+			di = datainfo(d, b->addr, b->size);
+			if (di && dap_frame_env(d, 0, &fe) == 0) {
+				/* gdb's "Old value = ... New value = ...": as the
+				 * variable's type prints them */
+				struct dap_value old = { .syms = di->syms,
+							 .vt = di->vt,
+							 .size = b->size };
+				struct dap_value new = old;
+
+				memcpy(old.bytes, reverse ? now : b->snap, b->size);
+				memcpy(new.bytes, reverse ? b->snap : now, b->size);
+				ta = dap_value_format(&old, &fe.env);
+				tc = dap_value_format(&new, &fe.env);
+			}
+			snprintf(desc, size, "%s%s%s 0x%" PRIx64 " (%u bytes): %s -> %s",
+				 di ? di->name : "", di ? ": " : "",
+				 reverse ? "the last write to" : "a write to", b->addr, b->size,
+				 ta ? ta : a, tc ? tc : c);
+			free(ta);
+			free(tc);
 		}
 		return n;
 	}
@@ -245,7 +413,8 @@ size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, 
 			char v[64] = "?";
 
 			if (b->type != type || !b->verified ||
-			    b->addr >= z->addr + (uint64_t)z->kind || z->addr >= b->addr + b->size)
+			    b->addr >= z->addr + (uint64_t)z->kind ||
+			    z->addr >= b->addr + b->size || !dap_bp_should_stop(d, &b->cond))
 				continue;
 			ids[n++] = b->id;
 			if (desc[0])
@@ -277,10 +446,6 @@ static cJSON *ibp_json(const struct dap_ibp *b, const char *why)
 		cJSON_AddStringToObject(o, "message", why);
 	return o;
 }
-
-static const char NO_CONDITIONS[] =
-	"conditions and hit counts need the expression evaluator (DWARF), which hermit-dap "
-	"does not have yet";
 
 /* The new list of kind FUNC from the request's "breakpoints": replaces the
  * old one of that kind. */
@@ -316,6 +481,8 @@ static void set_code_breakpoints(struct dap *d, struct dap_req *r, int func)
 	for (size_t i = 0; i < d->nibps; i++) {
 		if (d->ibps[i].func != func)
 			d->ibps[keep++] = d->ibps[i];
+		else
+			dap_bp_cond_free(&d->ibps[i].cond);
 	}
 	first = keep;
 	d->ibps = xrealloc(d->ibps, (keep + n + 1) * sizeof(*d->ibps));
@@ -330,13 +497,15 @@ static void set_code_breakpoints(struct dap *d, struct dap_req *r, int func)
 		uint64_t addr = 0, size;
 
 		*b = (struct dap_ibp){ .id = d->next_id++, .func = func, .verified = 1 };
-		if (cJSON_GetObjectItemCaseSensitive(it, "condition") ||
-		    cJSON_GetObjectItemCaseSensitive(it, "hitCondition")) {
-			why[keep - first] = NO_CONDITIONS;
+		if (dap_bp_cond_set(&b->cond, it, &why[keep - first]) < 0) {
+			/* (why says it) */
 		} else if (func) {
-			if (!d->src || dap_source_symbol(d->src, ref, &addr, &size) < 0)
-				why[keep - first] = "no function of that name in the program's "
-						    "symbols (libraries' need DWARF: not yet)";
+			/* after the prologue, as gdb puts it, where DWARF says
+			 * where that is: the parameters are in place there */
+			(void)size;
+			if (!d->src || dap_source_function_entry(d->src, ref, &addr) < 0)
+				why[keep - first] = "no function of that name in the modules "
+						    "loaded now";
 		} else if (dap_parse_addr(ref, &addr) < 0) {
 			why[keep - first] = "not an address";
 		} else if (off) {
@@ -405,46 +574,99 @@ void dap_req_set_exception_breakpoints(struct dap *d, struct dap_req *r)
 	dap_respond(d, r, out);
 }
 
+/* Remember that the bytes at ADDR (SIZE) are the variable EXPR of V's
+ * type. */
+static void note_datainfo(struct dap *d, uint64_t addr, uint64_t size, const char *expr,
+			  const struct dap_value *v)
+{
+	struct dap_datainfo *di = NULL;
+
+	for (size_t i = 0; i < d->ndinfo && !di; i++) {
+		if (d->dinfo[i].addr == addr && d->dinfo[i].size == size)
+			di = &d->dinfo[i];
+	}
+	if (!di) {
+		if (d->ndinfo >= 1024) { /* (a bound: the oldest goes) */
+			free(d->dinfo[0].name);
+			memmove(d->dinfo, d->dinfo + 1, --d->ndinfo * sizeof(*d->dinfo));
+		}
+		d->dinfo = xrealloc(d->dinfo, (d->ndinfo + 1) * sizeof(*d->dinfo));
+		di = &d->dinfo[d->ndinfo++];
+		di->name = NULL;
+	}
+	free(di->name);
+	di->addr = addr;
+	di->size = (unsigned)size;
+	di->name = xstrdup(expr);
+	di->syms = v->syms;
+	di->vt = v->vt;
+}
+
 void dap_req_data_breakpoint_info(struct dap *d, struct dap_req *r)
 {
-	const char *name;
-	int64_t ref = 0, bytes = 0;
+	const char *name, *text;
+	int64_t ref = 0, bytes = 0, frame = 0;
 	uint64_t addr, size = 1;
-	int as_addr = 0, have_ref, have_bytes;
-	char id[64], text[200];
+	int as_addr = 0, have_ref, have_bytes, typed = 0;
+	int stopped = d->launched && !d->ended && d->run == DAP_RUN_NONE;
+	char id[64], desc[300], why[300] = "", expr[1024];
+	struct dap_value v;
 	cJSON *out, *types;
 
 	if (dap_arg_str(d, r, "name", 1, &name) < 0 ||
 	    (have_ref = dap_arg_num(d, r, "variablesReference", 0, &ref)) < 0 ||
+	    dap_arg_num(d, r, "frameId", 0, &frame) < 0 ||
 	    (have_bytes = dap_arg_num(d, r, "bytes", 0, &bytes)) < 0 ||
 	    dap_arg_bool(d, r, "asAddress", &as_addr) < 0)
 		return;
+	text = name;
+	if (dap_arg_str(d, r, "expression", 0, &text) < 0)
+		return;
+	snprintf(expr, sizeof(expr), "%s", text);
 	out = cJSON_CreateObject();
 	if (have_ref == 0 && ref > 0) {
-		/* (every variable there is a register: Registers is the one scope) */
-		cJSON_AddNullToObject(out, "dataId");
-		cJSON_AddStringToObject(out, "description",
-					"a register cannot be watched, only memory");
-		dap_respond(d, r, out);
-		return;
-	}
-	if (dap_parse_addr(name, &addr) == 0) {
-		if (have_bytes == 0)
-			size = (uint64_t)bytes;
-	} else if (!as_addr && d->src && dap_source_symbol(d->src, name, &addr, &size) == 0) {
-		if (have_bytes == 0)
-			size = (uint64_t)bytes;
-		else if (!size)
+		/* a variable the client was shown: by its scope or parent */
+		if (!stopped)
+			snprintf(why, sizeof(why), "%s",
+				 d->launched && !d->ended ? "the replay is running: pause it first"
+							  : "no replay: launch one first");
+		else if (dap_vref_data(d, ref, name, &addr, &size, expr, sizeof(expr), &v, why,
+				       sizeof(why)) == 0)
+			typed = 1;
+		if (!typed) {
+			cJSON_AddNullToObject(out, "dataId");
+			cJSON_AddStringToObject(out, "description", why);
+			dap_respond(d, r, out);
+			return;
+		}
+	} else if (as_addr || dap_parse_addr(text, &addr) == 0) {
+		if (dap_parse_addr(text, &addr) < 0) {
+			snprintf(why, sizeof(why), "'%.80s' is not an address", text);
+			cJSON_AddNullToObject(out, "dataId");
+			cJSON_AddStringToObject(out, "description", why);
+			dap_respond(d, r, out);
+			return;
+		}
+		size = have_bytes == 0 ? (uint64_t)bytes : 1;
+	} else if (stopped && d->src &&
+		   dap_expr_data(d, (int)frame, text, &addr, &size, &v, why, sizeof(why)) == 0) {
+		typed = 1;
+	} else if (d->src && dap_source_symbol(d->src, text, &addr, &size) == 0) {
+		/* an ELF symbol: its st_size bytes */
+		if (!size)
 			size = 1;
 	} else {
 		cJSON_AddNullToObject(out, "dataId");
-		snprintf(text, sizeof(text),
-			 "'%.80s' is no address and no global symbol of the program (variables "
-			 "need DWARF: not yet)",
-			 name);
-		cJSON_AddStringToObject(out, "description", text);
+		if (!why[0])
+			snprintf(why, sizeof(why), "'%.80s' is no address, variable or symbol",
+				 text);
+		cJSON_AddStringToObject(out, "description", why);
 		dap_respond(d, r, out);
 		return;
+	}
+	if (have_bytes == 0 && (uint64_t)bytes != size) {
+		size = (uint64_t)bytes; /* the client's size: no longer the variable */
+		typed = 0;
 	}
 	if (size < 1 || size > DAP_MAX_WATCH) {
 		cJSON_AddNullToObject(out, "dataId");
@@ -452,11 +674,13 @@ void dap_req_data_breakpoint_info(struct dap *d, struct dap_req *r)
 		dap_respond(d, r, out);
 		return;
 	}
+	if (typed)
+		note_datainfo(d, addr, size, expr, &v);
 	snprintf(id, sizeof(id), "0x%" PRIx64 "/%" PRIu64, addr, size);
-	snprintf(text, sizeof(text), "%.80s (%" PRIu64 " bytes at 0x%" PRIx64 ")", name, size,
-		 addr);
+	snprintf(desc, sizeof(desc), "%.200s (%" PRIu64 " bytes at 0x%" PRIx64 ")",
+		 typed ? expr : text, size, addr);
 	cJSON_AddStringToObject(out, "dataId", id);
-	cJSON_AddStringToObject(out, "description", text);
+	cJSON_AddStringToObject(out, "description", desc);
 	types = cJSON_AddArrayToObject(out, "accessTypes");
 	cJSON_AddItemToArray(types, cJSON_CreateString("write"));
 	cJSON_AddItemToArray(types, cJSON_CreateString("read"));
@@ -485,6 +709,13 @@ static int parse_data_id(const char *id, uint64_t *addr, unsigned *size)
 	return 0;
 }
 
+static void drop(struct dap_dbp *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dap_bp_cond_free(&v[i].cond);
+	free(v);
+}
+
 void dap_req_set_data_breakpoints(struct dap *d, struct dap_req *r)
 {
 	const cJSON *list, *it;
@@ -511,7 +742,7 @@ void dap_req_set_data_breakpoints(struct dap *d, struct dap_req *r)
 			dap_fail(d, r,
 				 "setDataBreakpoints: each breakpoint needs a 'dataId' from "
 				 "dataBreakpointInfo and an 'accessType' string if any");
-			free(v);
+			drop(v, n);
 			return;
 		}
 		if (!strcmp(a, "write")) {
@@ -525,15 +756,16 @@ void dap_req_set_data_breakpoints(struct dap *d, struct dap_req *r)
 				 "setDataBreakpoints: no access type '%s' (write, read or "
 				 "readWrite)",
 				 a);
-			free(v);
+			drop(v, n);
 			return;
 		}
 		b->id = d->next_id++;
-		if (cJSON_GetObjectItemCaseSensitive(it, "condition") ||
-		    cJSON_GetObjectItemCaseSensitive(it, "hitCondition"))
-			b->why = NO_CONDITIONS;
+		/* (a bad hit condition: never set, and the reply says why) */
+		dap_bp_cond_set(&b->cond, it, &b->why);
 		n++;
 	}
+	for (size_t i = 0; i < d->ndbps; i++)
+		dap_bp_cond_free(&d->dbps[i].cond);
 	free(d->dbps);
 	d->dbps = v;
 	d->ndbps = n;

@@ -241,12 +241,12 @@ static const struct dap_cmd cmds[] = {
 	{ "variables", dap_req_variables, NEED_TARGET | NEED_STOPPED },
 	{ "readMemory", dap_req_read_memory, NEED_TARGET | NEED_STOPPED },
 	{ "disassemble", dap_req_disassemble, NEED_TARGET | NEED_STOPPED },
+	{ "loadedSources", dap_req_loaded_sources, NEED_TARGET },
+	{ "modules", dap_req_modules, NEED_TARGET },
 	/* Known, and not yet possible: they need dwarf/ (lines, scopes,
 	 * types) or the unwinder; docs/dap.md says which and why. */
 	{ "gotoTargets", req_unsupported, 0 },
 	{ "goto", req_unsupported, 0 },
-	{ "loadedSources", req_unsupported, 0 },
-	{ "modules", req_unsupported, 0 },
 	{ "source", req_unsupported, 0 },
 	{ "setVariable", req_unsupported, 0 },
 	{ "setExpression", req_unsupported, 0 },
@@ -390,8 +390,7 @@ void dap_free(struct dap *d)
 		free(d->names[i]);
 	free(d->names);
 	free(d->tids);
-	free(d->ibps);
-	free(d->dbps);
+	dap_bp_free(d);
 	free(d->hermit);
 	dap_framer_free(&d->f);
 	free(d);

@@ -75,6 +75,12 @@ static int from_var(const struct dap_eval_env *env, const struct dw_var *var, st
 	return 0;
 }
 
+int dap_value_of_var(const struct dap_eval_env *env, const struct dw_var *var,
+		     struct dap_value *out, char *err, size_t errlen)
+{
+	return from_var(env, var, out, err, errlen);
+}
+
 static int name(const struct dap_expr *e, const struct dap_eval_env *env, struct dap_value *out,
 		char *err, size_t errlen)
 {
@@ -90,6 +96,11 @@ static int name(const struct dap_expr *e, const struct dap_eval_env *env, struct
 	free(vars);
 	if (dw_global_by_name(env->syms, e->name, &g) == 0)
 		return from_var(env, &g, out, err, errlen);
+	if (env->global) {
+		rc = env->global(env->global_arg, e->name, out, err, errlen);
+		if (rc <= 0)
+			return rc;
+	}
 	dap_errf(err, errlen, "no symbol '%s' in current context", e->name);
 	return -1;
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Looking at a stop: threads (qfThreadInfo, names from qXfer:threads),
- * the stack (frame 0 only until the unwinder: its pc and function from
- * source.h), scopes and variables (the Registers scope, from 'g'), memory
- * ('m', base64 to the client) and disassembly (disasm.c). Frame ids and
- * variable references name an entry of d->frames and hold until the
- * next resume, as DAP lets them.
+ * the Registers scope's variables (from 'g' for the top frame, as the
+ * unwinder recovered them for its callers), memory ('m', base64 to the
+ * client) and disassembly (disasm.c). The stack, the other scopes and
+ * expressions are stack.c's and vars.c's.
  */
 #include "config.h"
 
@@ -16,14 +15,6 @@
 #include <string.h>
 
 #include "dap/internal.h"
-
-void dap_forget_stop(struct dap *d)
-{
-	free(d->frames);
-	d->frames = NULL;
-	d->nframes = 0;
-	d->regs_tid = 0;
-}
 
 int dap_read_regs(struct dap *d, int tid)
 {
@@ -265,104 +256,6 @@ void dap_req_threads(struct dap *d, struct dap_req *r)
 
 /* ---- frames, scopes, variables ---- */
 
-/* The id of frame LEVEL of thread TID (made now if new). */
-static int frame_id(struct dap *d, int tid, int level)
-{
-	for (size_t i = 0; i < d->nframes; i++) {
-		if (d->frames[i].tid == tid && d->frames[i].level == level)
-			return (int)i + 1;
-	}
-	d->frames = xrealloc(d->frames, (d->nframes + 1) * sizeof(*d->frames));
-	d->frames[d->nframes++] = (struct dap_frame){ tid, level };
-	return (int)d->nframes;
-}
-
-/* "function+0xoff", or the address. */
-static void pc_name(struct dap *d, uint64_t pc, char *out, size_t size)
-{
-	const char *fn;
-	uint64_t start;
-
-	if (d->src && dap_source_function(d->src, pc, &fn, &start) == 0) {
-		if (pc == start)
-			snprintf(out, size, "%s", fn);
-		else
-			snprintf(out, size, "%s+0x%" PRIx64, fn, pc - start);
-	} else {
-		snprintf(out, size, "0x%016" PRIx64, pc);
-	}
-}
-
-void dap_req_stack_trace(struct dap *d, struct dap_req *r)
-{
-	int64_t tid, start = 0, levels = 0;
-	cJSON *b, *arr, *f;
-	char name[256], ref[32];
-	uint64_t pc;
-	int err;
-
-	if (dap_arg_num(d, r, "threadId", 1, &tid) < 0 ||
-	    dap_arg_num(d, r, "startFrame", 0, &start) < 0 ||
-	    dap_arg_num(d, r, "levels", 0, &levels) < 0)
-		return;
-	if (tid <= 0 || tid > 0x7fffffff || !listed(d->tids, d->nthreads, (int)tid)) {
-		dap_fail(d, r, "stackTrace: no thread %" PRId64 " in the replay now", tid);
-		return;
-	}
-	err = dap_read_regs(d, (int)tid);
-	if (err) {
-		dap_fail(d, r, "stackTrace: cannot read thread %" PRId64 "'s registers: %s", tid,
-			 hm_strerror(err));
-		return;
-	}
-	b = cJSON_CreateObject();
-	arr = cJSON_AddArrayToObject(b, "stackFrames");
-	/* Frame 0 alone: the callers need the unwinder (the DWARF round). */
-	if (start <= 0) {
-		pc = dap_reg(d, 16);
-		pc_name(d, pc, name, sizeof(name));
-		snprintf(ref, sizeof(ref), "0x%" PRIx64, pc);
-		f = cJSON_CreateObject();
-		cJSON_AddNumberToObject(f, "id", frame_id(d, (int)tid, 0));
-		cJSON_AddStringToObject(f, "name", name);
-		cJSON_AddNumberToObject(f, "line", 0);
-		cJSON_AddNumberToObject(f, "column", 0);
-		cJSON_AddStringToObject(f, "instructionPointerReference", ref);
-		cJSON_AddItemToArray(arr, f);
-	}
-	cJSON_AddNumberToObject(b, "totalFrames", 1);
-	dap_respond(d, r, b);
-}
-
-/* The frame a frame id or variables reference names, or NULL. */
-static const struct dap_frame *frame_of(struct dap *d, int64_t id)
-{
-	return id >= 1 && (uint64_t)id <= d->nframes ? &d->frames[id - 1] : NULL;
-}
-
-void dap_req_scopes(struct dap *d, struct dap_req *r)
-{
-	int64_t id;
-	cJSON *b, *arr, *s;
-
-	if (dap_arg_num(d, r, "frameId", 1, &id) < 0)
-		return;
-	if (!frame_of(d, id)) {
-		dap_fail(d, r, "scopes: no frame %" PRId64 " at this stop", id);
-		return;
-	}
-	b = cJSON_CreateObject();
-	arr = cJSON_AddArrayToObject(b, "scopes");
-	/* (Locals and Arguments come with DWARF) */
-	s = cJSON_CreateObject();
-	cJSON_AddStringToObject(s, "name", "Registers");
-	cJSON_AddStringToObject(s, "presentationHint", "registers");
-	cJSON_AddNumberToObject(s, "variablesReference", (double)id);
-	cJSON_AddBoolToObject(s, "expensive", 0);
-	cJSON_AddItemToArray(arr, s);
-	dap_respond(d, r, b);
-}
-
 static const struct {
 	const char *name;
 	int regno;
@@ -375,34 +268,45 @@ static const struct {
 	{ "gs_base", 42 }, { "orig_rax", 40 },
 };
 
-void dap_req_variables(struct dap *d, struct dap_req *r)
+void dap_registers(struct dap *d, struct dap_req *r, const struct dap_frame *f)
 {
-	const struct dap_frame *f;
-	int64_t ref;
+	/* gdb's numbering (shown[]) to DWARF's (frames.h) */
+	static const int dwarf_of[17] = {
+		0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+	};
+	const struct dap_stack_frame *uf = NULL;
 	cJSON *b, *arr;
 	int err;
 
-	if (dap_arg_num(d, r, "variablesReference", 1, &ref) < 0)
-		return;
-	f = frame_of(d, ref);
-	if (!f) {
-		dap_fail(d, r, "variables: no variables reference %" PRId64 " at this stop", ref);
-		return;
-	}
 	err = dap_read_regs(d, f->tid);
 	if (err) {
 		dap_fail(d, r, "variables: cannot read thread %d's registers: %s", f->tid,
 			 hm_strerror(err));
 		return;
 	}
+	/* A caller's frame: the registers the unwinder recovered (the
+	 * others were not saved: gdb's <not saved>). */
+	if (f->level > 0)
+		uf = dap_frame_unwound(d, f);
+	if (f->level > 0 && !uf) {
+		dap_fail(d, r, "variables: frame %d of thread %d is gone", f->level, f->tid);
+		return;
+	}
 	b = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(b, "variables");
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
-		cJSON *v = cJSON_CreateObject();
+		cJSON *v;
 		uint64_t x = dap_reg(d, shown[i].regno);
 		char text[96];
 
-		if (shown[i].regno == 17) {
+		if (uf && shown[i].regno > 16)
+			continue; /* (not unwound) */
+		v = cJSON_CreateObject();
+		if (uf)
+			x = uf->regs[dwarf_of[shown[i].regno]];
+		if (uf && !(uf->have & (1u << dwarf_of[shown[i].regno]))) {
+			snprintf(text, sizeof(text), "<not saved>");
+		} else if (shown[i].regno == 17) {
 			static const char *flags[] = { "CF", 0,	   "PF", 0,    "AF", 0,
 						       "ZF", "SF", "TF", "IF", "DF", "OF" };
 

@@ -15,6 +15,7 @@
 #include "common/common.h"
 #include "dap/dap.h"
 #include "dap/source.h"
+#include "dap/value.h"
 
 /* ---- rsp.c: the RSP client ---- */
 
@@ -133,12 +134,43 @@ struct dap_req {
 	int answered;
 };
 
+/* ---- breakpoint conditions (wt-dap2a) ---- */
+
+/* Each kind of breakpoint embeds a struct dap_bp_cond: dap_bp_cond_set()
+ * when its set request comes, dap_bp_cond_free() when the list is
+ * replaced (and in dap_bp_free()), and at a breakpoint stop
+ * dap_bp_should_stop() for every breakpoint at the pc, each counting its
+ * hit; none saying stop means resume as the run went (run.c's loop over
+ * d->ibps in dap_stopped() does it for function and instruction ones). */
+
+/* A breakpoint's condition and hit condition, as the client set them
+ * (malloc'ed, or NULL), and how often it was reached with its condition
+ * true, in either direction, since it was set. */
+struct dap_bp_cond {
+	char *condition; /* a C expression (dap/expr.h), true when != 0 */
+	char *hit;	 /* ">= N", "> N", "== N", "<= N", "< N", "% N", or "N" (>= N) */
+	uint64_t hits;
+};
+
+/* Take the "condition" and "hitCondition" of breakpoint ITEM (from a set
+ * request) into C: 0, or -1 with why not in WHY (a hit condition that is
+ * no number). */
+int dap_bp_cond_set(struct dap_bp_cond *c, const cJSON *item, const char **why);
+void dap_bp_cond_free(struct dap_bp_cond *c);
+/* At a breakpoint stop of the current thread (d->tid): whether it is the
+ * client's, by C: its condition evaluated in the top frame (an error in it
+ * stops, with the message on the console), then, counting the hit, its
+ * hit condition. 1 stop, 0 go on (the caller resumes in the direction it
+ * was going). */
+int dap_bp_should_stop(struct dap *d, struct dap_bp_cond *c);
+
 /* An instruction or function breakpoint. */
 struct dap_ibp {
 	int id;
 	uint64_t addr;
 	int verified;
 	int func; /* set by setFunctionBreakpoints */
+	struct dap_bp_cond cond;
 };
 
 /* A data breakpoint: SIZE bytes at ADDR. */
@@ -151,6 +183,7 @@ struct dap_dbp {
 	uint8_t snap[64]; /* its bytes at the last stop */
 	int have_snap;
 	const char *why; /* why it is not verified */
+	struct dap_bp_cond cond;
 };
 #define DAP_MAX_WATCH 64
 
@@ -171,10 +204,51 @@ enum dap_run {
 	DAP_RUN_QUERY,	 /* '?' after vRun or `monitor goto` */
 };
 
+/* A frame id's frame: thread TID's unwound frame LEVEL (0 innermost),
+ * inlined frame DEPTH in it (0 innermost, as dw_frames_at counts). */
 struct dap_frame {
 	int tid;
 	int level;
+	int depth;
 };
+
+/* The frames of a thread unwound at this stop. */
+struct dap_unwound {
+	int tid;
+	struct dap_stack_frame *v;
+	size_t n;
+};
+
+/* What a variables reference names (vars.c): a scope of a frame, or a
+ * value whose children are wanted. */
+enum dap_vref_kind {
+	DAP_VREF_REGISTERS,
+	DAP_VREF_LOCALS,
+	DAP_VREF_ARGUMENTS,
+	DAP_VREF_VALUE,
+};
+
+struct dap_vref {
+	enum dap_vref_kind kind;
+	int frame;	    /* the frame id whose environment reads it */
+	struct dap_value v; /* DAP_VREF_VALUE */
+	int deref;	    /* a pointer to a struct or union: its pointee's members */
+	char *expr;	    /* DAP_VREF_VALUE: v as an expression (evaluateName) */
+};
+
+/* What dataBreakpointInfo learnt of a dataId's bytes: the variable's name
+ * and type, to show its old and new values as values of that type. */
+struct dap_datainfo {
+	uint64_t addr;
+	unsigned size;
+	char *name;
+	struct dw_syms *syms;
+	struct dap_vtype vt;
+};
+
+/* A per-stop copy of target memory: lines read once. */
+#define DAP_MEMLINE  256
+#define DAP_MEMLINES 64
 
 struct dap {
 	struct dap_options o;
@@ -210,6 +284,16 @@ struct dap {
 	size_t nthreads;
 	struct dap_frame *frames; /* frame ids are index + 1, until the next resume */
 	size_t nframes;
+	struct dap_unwound *stacks; /* per thread, unwound at this stop */
+	size_t nstacks;
+	int modules_fresh;	/* the modules were refreshed at this stop */
+	struct dap_vref *vrefs; /* variables references are index + 1, until the next resume */
+	size_t nvrefs;
+	struct {
+		uint64_t addr; /* line-aligned */
+		int ok;
+		uint8_t bytes[DAP_MEMLINE];
+	} memcache[DAP_MEMLINES]; /* valid until the next resume */
 	uint8_t regs[DAP_REGS_SIZE];
 	int regs_tid; /* whose regs hold, or 0 */
 
@@ -218,6 +302,8 @@ struct dap {
 	size_t nibps;
 	struct dap_dbp *dbps;
 	size_t ndbps;
+	struct dap_datainfo *dinfo; /* for the session */
+	size_t ndinfo;
 	struct dap_zpoint held[256 + DAP_WATCH_SLOTS];
 	size_t nheld;
 	int next_id;
@@ -297,6 +383,46 @@ int dap_read_regs(struct dap *d, int tid);
 uint64_t dap_reg(const struct dap *d, int regno);
 /* Memory: 0 or -errno (-EFAULT: not all readable). */
 int dap_read_mem(struct dap *d, uint64_t addr, uint8_t *buf, size_t len);
+
+/* ---- stack.c and vars.c: a stop at source level (wt-dap2a) ---- */
+
+/* A frame's environment for dap/value.h: the unwound frame's registers,
+ * memory through the per-stop cache, its module's DWARF. */
+struct dap_frame_env {
+	struct dap_eval_env env;
+	struct dw_reader r;
+	struct dap_stack_frame uf;
+	struct dap *d;
+	int dwarf; /* the frame's own module has DWARF (else env.syms is the
+		    * program's, for its globals, and env.r->pc 0) */
+};
+
+/* The environment of frame FRAME_ID, or, for 0, of the top frame of the
+ * current thread (without unwinding: what a condition needs). 0, or
+ * -errno (-ENOENT: no such frame, -ENODATA: no DWARF to evaluate in). */
+int dap_frame_env(struct dap *d, int frame_id, struct dap_frame_env *fe);
+/* The frame FRAME_ID names, or NULL. */
+const struct dap_frame *dap_frame_of(struct dap *d, int64_t frame_id);
+/* The unwound frame of F (a frame of this stop), or NULL. */
+const struct dap_stack_frame *dap_frame_unwound(struct dap *d, const struct dap_frame *f);
+/* Memory through the per-stop cache: as dap_read_mem. */
+int dap_read_mem_cached(struct dap *d, uint64_t addr, void *buf, size_t len);
+/* evaluate of an expression (not a repl command), in CONTEXT. */
+void dap_eval_request(struct dap *d, struct dap_req *r, const char *expr, const char *context);
+/* The variables of a Registers scope (inspect.c). */
+void dap_registers(struct dap *d, struct dap_req *r, const struct dap_frame *f);
+/* dataBreakpointInfo for NAME in variables reference REF (a scope or a
+ * value): 0 with the variable's address, size, expression and type, or
+ * -1 with why not in WHY. */
+int dap_vref_data(struct dap *d, int64_t ref, const char *name, uint64_t *addr, uint64_t *size,
+		  char *expr, size_t exprlen, struct dap_value *val, char *why, size_t whylen);
+/* The same for an expression evaluated in frame FRAME_ID (0: the top). */
+int dap_expr_data(struct dap *d, int frame_id, const char *text, uint64_t *addr, uint64_t *size,
+		  struct dap_value *val, char *why, size_t whylen);
+void dap_req_loaded_sources(struct dap *d, struct dap_req *r);
+void dap_req_modules(struct dap *d, struct dap_req *r);
+/* breakpoints.c: everything the breakpoint lists hold. */
+void dap_bp_free(struct dap *d);
 
 /* ---- target.c: the stopped replay for dap/frames.h and dwarf/ ---- */
 

@@ -35,6 +35,11 @@ void dap_req_initialize(struct dap *d, struct dap_req *r)
 	cJSON_AddBoolToObject(b, "supportsTerminateRequest", 1);
 	cJSON_AddBoolToObject(b, "supportsReadMemoryRequest", 1);
 	cJSON_AddBoolToObject(b, "supportsDisassembleRequest", 1);
+	cJSON_AddBoolToObject(b, "supportsConditionalBreakpoints", 1);
+	cJSON_AddBoolToObject(b, "supportsHitConditionalBreakpoints", 1);
+	cJSON_AddBoolToObject(b, "supportsEvaluateForHovers", 1);
+	cJSON_AddBoolToObject(b, "supportsLoadedSourcesRequest", 1);
+	cJSON_AddBoolToObject(b, "supportsModulesRequest", 1);
 	cJSON_AddItemToObject(b, "exceptionBreakpointFilters", cJSON_CreateArray());
 	d->initialized = 1;
 	dap_respond(d, r, b);

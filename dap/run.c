@@ -246,14 +246,14 @@ void dap_req_evaluate(struct dap *d, struct dap_req *r)
 		return;
 	while (*expr == ' ')
 		expr++;
+	/* In the repl a line that is one of hermit's commands is that
+	 * command ('(when)' is the variable); anything else, and every
+	 * watch and hover, is a C expression (docs/dap.md). */
 	cmd = strncmp(expr, "monitor ", 8) == 0 ? expr + 8 : expr;
 	go = strncmp(cmd, "goto", 4) == 0 && (cmd[4] == ' ' || !cmd[4]);
 	if (strcmp(context, "repl") != 0 ||
 	    !(cmd != expr || go || !strcmp(cmd, "when") || !strcmp(cmd, "checkpoints"))) {
-		dap_fail(d, r,
-			 "evaluate: expressions need DWARF, which hermit-dap does not read yet; "
-			 "the debug console takes 'when', 'goto N', 'checkpoints' and "
-			 "'monitor CMD'");
+		dap_eval_request(d, r, expr, context);
 		return;
 	}
 	err = monitor(d, cmd);
@@ -357,20 +357,31 @@ void dap_stopped(struct dap *d, const struct dap_stop *st)
 	} else if ((st->why == DAP_WHY_SWBREAK || st->why == DAP_WHY_HWBREAK) &&
 		   how != DAP_RUN_STEP && how != DAP_RUN_BSTEP) {
 		/* (a step that ends on a breakpoint is a step) */
-		int func = 0;
+		int func = 0, here = 0;
 
 		if (dap_read_regs(d, d->tid) == 0) {
 			uint64_t pc = dap_reg(d, REG_RIP);
 
 			for (size_t i = 0; i < d->nibps && n < 64; i++) {
-				if (d->ibps[i].addr == pc && d->ibps[i].verified) {
-					ids[n++] = d->ibps[i].id;
-					func = d->ibps[i].func;
-				}
+				if (d->ibps[i].addr != pc || !d->ibps[i].verified)
+					continue;
+				here = 1;
+				/* (each counts its hit, whichever stops) */
+				if (!dap_bp_should_stop(d, &d->ibps[i].cond))
+					continue;
+				ids[n++] = d->ibps[i].id;
+				func = d->ibps[i].func;
 			}
 		}
-		if (n)
+		if (n) {
 			reason = func ? "function breakpoint" : "instruction breakpoint";
+		} else if (here && how != DAP_RUN_QUERY) {
+			/* the client's breakpoints, whose conditions do not
+			 * hold: on, the way the run was going */
+			if (dap_resume(d, how, d->run_tid, d->run_reason, d->run_desc) < 0)
+				dap_lost(d, "the replay stopped answering");
+			return;
+		}
 	} else if (st->why == DAP_WHY_WATCH || st->why == DAP_WHY_RWATCH ||
 		   st->why == DAP_WHY_AWATCH) {
 		n = dap_bp_watch_hits(d, st, how == DAP_RUN_REVERSE || how == DAP_RUN_BSTEP, ids,

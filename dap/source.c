@@ -336,3 +336,11 @@ const char *dap_source_file(const struct dap_source *s, size_t i)
 	}
 	return NULL;
 }
+
+const char *dap_source_guest_path(const struct dap_source *s, const char *name)
+{
+	for (size_t i = 0; s->map && s->map[i]; i += 2)
+		if (strcmp(s->map[i + 1], name) == 0)
+			return s->map[i];
+	return name;
+}

@@ -66,6 +66,10 @@ int dap_source_line_addrs(const struct dap_source *s, const char *path, unsigned
 			  uint64_t *addrs, size_t max, unsigned *line_out);
 /* Source file I (0..) of the modules' line tables, or NULL past the last. */
 const char *dap_source_file(const struct dap_source *s, size_t i);
+/* The guest's path of NAME, a module's name: the original of a copy in
+ * the recording's files/ (the program, as `hermit replay` names it), or
+ * NAME itself. */
+const char *dap_source_guest_path(const struct dap_source *s, const char *name);
 /* The DWARF of the module holding ADDR and that module's bias, or NULL. */
 struct dw_syms *dap_source_syms_at(const struct dap_source *s, uint64_t addr, uint64_t *bias);
 

@@ -22,7 +22,7 @@ static int target_mem(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct target_arg *a = arg;
 
-	return dap_read_mem(a->d, addr, buf, len);
+	return dap_read_mem_cached(a->d, addr, buf, len);
 }
 
 static int target_reg(void *arg, int regno, uint64_t *val)

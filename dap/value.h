@@ -55,6 +55,11 @@ struct dap_eval_env {
 	struct dw_syms *syms;	   /* the file of the frame's function */
 	const struct dw_reader *r; /* the frame: pc (link-time), cfa, bias, readers */
 	int depth;		   /* its inline depth, as dw_frames_at counts */
+	/* Names neither the frame nor SYMS's globals have: the globals of
+	 * the process's other files (NULL: none). 0 with OUT, 1 when there
+	 * is no such global, -1 with a message in ERR. */
+	int (*global)(void *arg, const char *name, struct dap_value *out, char *err, size_t errlen);
+	void *global_arg;
 };
 
 /* Evaluate E in ENV into OUT. 0, or -1 with a one-line message in ERR
@@ -66,6 +71,12 @@ int dap_eval(const struct dap_expr *e, const struct dap_eval_env *env, struct da
 /* Parse and evaluate TEXT. */
 int dap_eval_text(const char *text, const struct dap_eval_env *env, struct dap_value *out,
 		  char *err, size_t errlen);
+
+/* The value of VAR (a parameter or local from dw_vars_at, or a global
+ * from dw_global_by_name) in ENV's frame: what a name evaluates to,
+ * without looking it up. 0, or -1 with a message in ERR. */
+int dap_value_of_var(const struct dap_eval_env *env, const struct dw_var *var,
+		     struct dap_value *out, char *err, size_t errlen);
 
 /* The value as gdb prints it: 42, -1.5, 0x5555... "text", {x = 1, y = 2},
  * {1, 2, 3}, GREEN, <optimized out>. Returns a malloc'ed string. */

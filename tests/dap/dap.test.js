@@ -99,7 +99,7 @@ test('launch stops at entry and lists threads', async () => {
 		assert.match(th.body.threads[0].name, /dapprog/);
 		assert.equal(th.body.threads[0].id, st.threadId);
 		const sc = await dc.scopesRequest({ frameId: (await dc.stackTraceRequest({ threadId: st.threadId })).body.stackFrames[0].id });
-		const regs = await dc.variablesRequest({ variablesReference: sc.body.scopes[0].variablesReference });
+		const regs = await dc.variablesRequest({ variablesReference: sc.body.scopes.find((s) => s.name === 'Registers').variablesReference });
 		const rip = regs.body.variables.find((v) => v.name === 'rip');
 		assert.equal(parseInt(rip.value, 16), await pc(dc, st.threadId));
 	} finally {
@@ -149,7 +149,8 @@ test('instruction breakpoints, steps by instruction both ways, reverseContinue',
 		assert.match(g.body.result, /going to event 5/);
 		assert.equal((await gone).body.reason, 'goto');
 		assert.match((await dc.evaluateRequest({ expression: 'when', context: 'repl' })).body.result, /^event 5\b/);
-		await assert.rejects(dc.evaluateRequest({ expression: 'counter + 1', context: 'hover' }), /DWARF/);
+		// (a hover is a C expression: counter is 0 before the workers)
+		assert.equal((await dc.evaluateRequest({ expression: 'counter + 1', context: 'hover' })).body.result, '1');
 	} finally {
 		await dc.stop();
 	}

@@ -7,6 +7,10 @@
 # to the previous hit and to the start, a data breakpoint forwards and
 # backwards, six at once, the output events, exited and terminated,
 # readMemory and disassemble against objdump, and malformed messages.
+# Then tests/dap/inspect.test.js on a recording of tests/guests/inspectme:
+# stackTrace through libc, scopes, variables, evaluate, breakpoint
+# conditions and hit counts, data breakpoints on variables, modules and
+# loadedSources.
 # Without node the test is skipped; without tests/dap/node_modules it
 # fails (CI installs them: npm ci --prefix tests/dap).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
@@ -34,3 +38,18 @@ if [ "$st" != 0 ]; then
 	fail "tests/dap/dap.test.js exited $st"
 fi
 grep -E '^# (tests|pass|fail)' "$WORK/node.out"
+
+hm "$WORK/rec2" record start -- "$GUESTS/inspectme"
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec2.err" >&2; fail "recording inspectme exited $st"; }
+INSPECTME_ID=$(sed -n "s/^hermit: recording '\(.*\)'\$/\1/p" "$WORK/rec2.err")
+[ -n "$INSPECTME_ID" ] || fail "no recording id in: $(cat "$WORK/rec2.err")"
+GUESTS_SRC="$TESTS_SRCDIR/guests"
+export INSPECTME_ID GUESTS_SRC
+timeout -k 5 900 node "$TESTS_SRCDIR/dap/inspect.test.js" >"$WORK/inspect.out" 2>&1
+st=$?
+if [ "$st" != 0 ]; then
+	cat "$WORK/inspect.out" >&2
+	fail "tests/dap/inspect.test.js exited $st"
+fi
+grep -E '^# (tests|pass|fail)' "$WORK/inspect.out"
