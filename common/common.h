@@ -95,6 +95,14 @@ void hm_ns_split(int64_t ns, int64_t *sec, int64_t *nsec);
  * a buffer in pieces gives what digesting it whole does. */
 uint64_t hm_fnv1a(uint64_t h, const void *p, size_t n);
 
+/* ---- hex.c: hex digits, as the gdb remote protocol writes bytes ---- */
+
+/* The value of hex digit C, or -1. */
+int hm_hexval(int c);
+/* The N bytes that the 2N hex digits at HEX spell, into OUT: 0, or -EINVAL
+ * at the first character that is not a hex digit. */
+int hm_unhex(const char *hex, size_t n, uint8_t *out);
+
 /* ---- buf.c: a growable byte buffer (git's strbuf) ---- */
 
 struct hm_buf {

@@ -38,7 +38,7 @@ int dap_read_regs(struct dap *d, int tid)
 		char *h = (char *)d->rsp.pkt.data + 2 * i;
 
 		/* ('x': not available, left 0) */
-		if (h[0] != 'x' && dap_unhex(h, 1, &d->regs[i]) < 0)
+		if (h[0] != 'x' && hm_unhex(h, 1, &d->regs[i]) < 0)
 			return -EIO;
 	}
 	d->regs_tid = tid;
@@ -87,7 +87,7 @@ int dap_read_mem(struct dap *d, uint64_t addr, uint8_t *buf, size_t len)
 			return -EFAULT;
 		if (got > n)
 			got = n;
-		if (dap_unhex((char *)d->rsp.pkt.data, got, buf) < 0)
+		if (hm_unhex((char *)d->rsp.pkt.data, got, buf) < 0)
 			return -EIO;
 		if (got < n)
 			return -EFAULT;

@@ -91,8 +91,6 @@ int dap_rsp_wait(struct dap_rsp *r);
 int dap_rsp_request(struct dap_rsp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse a stop reply (T, S, W, X): 0, or -EINVAL. */
 int dap_rsp_parse_stop(const char *pkt, struct dap_stop *st);
-/* Decode hex: the bytes, or -EINVAL. */
-int dap_unhex(const char *hex, size_t n, uint8_t *out);
 
 /* ---- child.c: the `hermit replay --gdbserver-only` child ---- */
 

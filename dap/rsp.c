@@ -23,32 +23,6 @@
 
 #include "dap/internal.h"
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int dap_unhex(const char *hex, size_t n, uint8_t *out)
-{
-	for (size_t i = 0; i < n; i++) {
-		int hi = hexval((unsigned char)hex[2 * i]), lo;
-
-		if (hi < 0)
-			return -EINVAL;
-		lo = hexval((unsigned char)hex[2 * i + 1]);
-		if (lo < 0)
-			return -EINVAL;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return (int)n;
-}
-
 void dap_rsp_init(struct dap_rsp *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -207,8 +181,8 @@ int dap_rsp_next(struct dap_rsp *r)
 			return 0;
 		}
 		end = hash + 3;
-		hi = hexval(r->in[hash + 1]);
-		lo = hexval(r->in[hash + 2]);
+		hi = hm_hexval(r->in[hash + 1]);
+		lo = hm_hexval(r->in[hash + 2]);
 		ok = hi >= 0 && lo >= 0 && (uint8_t)(hi << 4 | lo) == sum;
 		err = ok ? decode(r, hash) : -EBADMSG;
 		memmove(r->in, r->in + end, r->in_len - end);
@@ -223,7 +197,7 @@ int dap_rsp_next(struct dap_rsp *r)
 			size_t n = (r->pkt.len - 1) / 2;
 			uint8_t *txt = hm_buf_grow(&r->console, n);
 
-			if (dap_unhex((const char *)r->pkt.data + 1, n, txt) == (int)n)
+			if (hm_unhex((const char *)r->pkt.data + 1, n, txt) == 0)
 				r->console.len += n;
 			continue;
 		}
@@ -346,9 +320,9 @@ int dap_rsp_parse_stop(const char *pkt, struct dap_stop *st)
 {
 	memset(st, 0, sizeof(*st));
 	if ((pkt[0] != 'T' && pkt[0] != 'S' && pkt[0] != 'W' && pkt[0] != 'X') ||
-	    hexval((unsigned char)pkt[1]) < 0 || hexval((unsigned char)pkt[2]) < 0)
+	    hm_hexval((unsigned char)pkt[1]) < 0 || hm_hexval((unsigned char)pkt[2]) < 0)
 		return -EINVAL;
-	st->sig = hexval((unsigned char)pkt[1]) << 4 | hexval((unsigned char)pkt[2]);
+	st->sig = hm_hexval((unsigned char)pkt[1]) << 4 | hm_hexval((unsigned char)pkt[2]);
 	switch (pkt[0]) {
 	case 'W':
 		st->kind = DAP_STOP_EXITED;

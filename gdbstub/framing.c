@@ -51,7 +51,7 @@ static void put(struct rsp_framer *f, uint8_t c, size_t n)
 /* The packet's last byte has come: what it amounts to. */
 static enum rsp_event end_packet(struct rsp_framer *f, uint8_t c)
 {
-	int hi = rsp_hexval(f->want), lo = rsp_hexval(c);
+	int hi = hm_hexval(f->want), lo = hm_hexval(c);
 
 	f->state = RSP_RS_IDLE;
 	if (hi < 0 || lo < 0 || (uint8_t)(hi << 4 | lo) != f->sum)

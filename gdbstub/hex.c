@@ -14,26 +14,15 @@
 
 const char rsp_hexdigits[] = "0123456789abcdef";
 
-int rsp_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int rsp_parse_hex(const char **p, uint64_t *v)
 {
 	const char *q = *p;
 	uint64_t x = 0;
 	int d;
 
-	if (rsp_hexval((unsigned char)*q) < 0)
+	if (hm_hexval((unsigned char)*q) < 0)
 		return -EINVAL;
-	while ((d = rsp_hexval((unsigned char)*q)) >= 0) {
+	while ((d = hm_hexval((unsigned char)*q)) >= 0) {
 		if (x > UINT64_MAX >> 4)
 			return -EINVAL;
 		x = x << 4 | (uint64_t)d;
@@ -53,18 +42,5 @@ int rsp_parse_hex_max(const char **p, uint64_t max, uint64_t *v)
 		return -EINVAL;
 	*v = x;
 	*p = q;
-	return 0;
-}
-
-int rsp_unhex(const char *hex, size_t n, uint8_t *out)
-{
-	for (size_t i = 0; i < n; i++) {
-		int hi = rsp_hexval((unsigned char)hex[2 * i]);
-		int lo = hi < 0 ? -1 : rsp_hexval((unsigned char)hex[2 * i + 1]);
-
-		if (lo < 0)
-			return -EINVAL;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
 	return 0;
 }

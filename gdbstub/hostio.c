@@ -132,7 +132,7 @@ int rsp_handle_file_open(struct rsp_session *s, const char *args)
 	if (fflags & FIO_O_EXCL)
 		flags |= O_EXCL;
 	path = xmalloc(n / 2 + 1);
-	if (rsp_unhex(hex, n / 2, (uint8_t *)path) < 0 || memchr(path, 0, n / 2)) {
+	if (hm_unhex(hex, n / 2, (uint8_t *)path) < 0 || memchr(path, 0, n / 2)) {
 		free(path);
 		goto malformed;
 	}
@@ -213,7 +213,7 @@ int rsp_handle_monitor(struct rsp_session *s, const char *args)
 		return 0;
 	}
 	cmd = xmalloc(n / 2 + 1);
-	if (rsp_unhex(args, n / 2, (uint8_t *)cmd) < 0 || memchr(cmd, 0, n / 2)) {
+	if (hm_unhex(args, n / 2, (uint8_t *)cmd) < 0 || memchr(cmd, 0, n / 2)) {
 		free(cmd);
 		rsp_reply_str(s, "E01");
 		return 0;

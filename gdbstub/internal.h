@@ -74,15 +74,11 @@ size_t rsp_out_room(const struct rsp_session *s);
 
 /* "0123456789abcdef" */
 extern const char rsp_hexdigits[];
-/* The value of hex digit C, or -1. */
-int rsp_hexval(int c);
 /* A hex number at *P, one digit at least, no sign, at most 64 bits;
  * *P moves past it. 0 or -EINVAL. */
 int rsp_parse_hex(const char **p, uint64_t *v);
 /* The same, at most MAX. */
 int rsp_parse_hex_max(const char **p, uint64_t max, uint64_t *v);
-/* 2N hex digits at HEX into N bytes at OUT. 0 or -EINVAL. */
-int rsp_unhex(const char *hex, size_t n, uint8_t *out);
 
 /* ---- threads.c ---- */
 

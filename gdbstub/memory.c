@@ -86,7 +86,7 @@ static void reply_same(struct rsp_session *s, const char *hex, size_t n, size_t 
 	static const uint8_t none[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint8_t want[RSP_REGS_SIZE];
 
-	if (n > sizeof(want) || strlen(hex) != 2 * n || rsp_unhex(hex, n, want) < 0) {
+	if (n > sizeof(want) || strlen(hex) != 2 * n || hm_unhex(hex, n, want) < 0) {
 		rsp_reply_str(s, "E01");
 		return;
 	}
