@@ -103,9 +103,10 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 	if (err || check.error) {
 		err = err ? err : check.error;
 		hm_error("cannot replay '%s': events.xz %s", id,
-			 err == -EBADMSG ? "is damaged"
-			 : err == -EPIPE ? "is truncated"
-					 : hm_strerror(err));
+			 err == -EBADMSG  ? "is damaged"
+			 : err == -EPIPE  ? "is truncated"
+			 : err == -ENOENT ? "names a copy in files/ that is missing or damaged"
+					  : hm_strerror(err));
 		goto bad;
 	}
 	if (!check.complete && strcmp(rc->state, "complete") == 0) {
