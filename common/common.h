@@ -249,6 +249,10 @@ int64_t hm_json_int(const cJSON *obj, const char *name, int64_t def);
  * (-EINVAL when SRC is not a regular file).
  */
 int hm_store_file(const char *dir, const char *src, char hex[65], uint64_t *size);
+/* A read-only copy of SRC in DIR/<sha256 hex> in one pass and without
+ * fsync (a DIR/<hex> already there is kept), for copies whose users check
+ * their bytes; as hm_store_file otherwise. */
+int hm_store_quick(const char *dir, const char *src, char hex[65], uint64_t *size);
 /* As hm_store_file, but always a copy: for a file that is about to change
  * in place, which a hard link would follow. */
 int hm_store_copy(const char *dir, const char *src, char hex[65], uint64_t *size);

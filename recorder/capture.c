@@ -335,13 +335,19 @@ int rec_fd_network(const struct rec *r, pid_t tid, int fd)
 	       strncmp(target, "socket:", 7) == 0 && !rec_hermits_own(r, target);
 }
 
-/* Write a hidden call's INPUT frame (record). */
+/* Write a hidden call's INPUT frame (record): its bytes, or for a read of
+ * a regular file whose bytes a copy in files/ holds, a reference to them
+ * (fileref.c). */
 static void log_input(struct rec *r, struct task *t, const struct rec_call *c)
 {
 	struct rec_event_record ev;
+	struct rec_file_ref ref;
 
 	make_record(t, c, REC_EV_INPUT, &ev);
-	rec_log_write(r->opts->log, &ev, r->payload.data, r->payload.len);
+	if (rec_fileref_find(r, t, c, &r->payload, &ref))
+		rec_log_write_ref(r->opts->log, &ev, &ref);
+	else
+		rec_log_write(r->opts->log, &ev, r->payload.data, r->payload.len);
 	r->frames++;
 	hm_buf_reset(&r->payload);
 }

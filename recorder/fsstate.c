@@ -243,6 +243,25 @@ static int store(struct rec_files *f, const char *path, char hex[65], uint64_t *
 	return hm_store_copy(f->dir, obj, hex, size);
 }
 
+int rec_files_keep(struct rec_files *f, const char *path, char hex[65], uint64_t *size)
+{
+	char obj[4096 + 80], mine[4096 + 80];
+	int err;
+
+	if (!f || !f->dir)
+		return -ENOENT;
+	if (!f->objects)
+		return hm_store_quick(f->dir, path, hex, size);
+	err = hm_store_quick(f->objects, path, hex, size);
+	if (err)
+		return err;
+	snprintf(obj, sizeof(obj), "%s/%s", f->objects, hex);
+	snprintf(mine, sizeof(mine), "%s/%s", f->dir, hex);
+	if (link(obj, mine) == 0 || errno == EEXIST)
+		return 0;
+	return hm_store_quick(f->dir, obj, hex, size);
+}
+
 int rec_files_add(struct rec_files *f, const char *path)
 {
 	struct stat st;

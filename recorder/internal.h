@@ -275,6 +275,7 @@ struct rec {
 	int ran_since_event;   /* replay: a guest task was resumed since */
 	pid_t pidns_dying;     /* a namespace's init hermit let go to die: its host pid
 				* (pidns.c) */
+	struct rec_fileref *refs; /* record: files whose reads are kept by reference */
 };
 
 enum rec_action {
@@ -283,6 +284,14 @@ enum rec_action {
 	REC_EXIT_STOP, /* let it run and call the row's exit handler after */
 	REC_BLOCKED,   /* the handler made the task wait (rec_block) */
 };
+
+/* fileref.c: reads of regular files kept as references to copies in
+ * files/ (docs/record-replay.md). Record: whether the input of call C of
+ * T, whose bytes are PAYLOAD, is LENGTH bytes at some offset of a copy
+ * of its file; 1 with *REF set, else 0 (the bytes go into the log). */
+int rec_fileref_find(struct rec *r, struct task *t, const struct rec_call *c,
+		     const struct hm_buf *payload, struct rec_file_ref *ref);
+void rec_fileref_free(struct rec *r);
 
 typedef enum rec_action (*rec_enter_fn)(struct rec *r, struct task *t, struct rec_call *c);
 typedef void (*rec_exit_fn)(struct rec *r, struct task *t, struct rec_call *c);

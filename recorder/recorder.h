@@ -47,6 +47,9 @@ enum rec_event_kind {
 	REC_EV_INPUT = 16,   /* log only: a read's result and bytes (payload) */
 	REC_EV_OUTPUT = 17,  /* log only: a write to the outside: its result and the
 			      * digest of the bytes it sent (REC_EV_OUT), no payload */
+	REC_EV_INPUT_REF = 18, /* log only, in the file: a read of a regular file whose
+				* bytes are a copy's in files/ (struct rec_file_ref);
+				* the reader hands it out as REC_EV_INPUT with them */
 	REC_EV_END = 32,     /* log only: the end; fields[1] hermit's exit status */
 };
 
@@ -324,16 +327,30 @@ struct rec_event_record {
  * struct rec_event_record, then the payload) and the CRC-32 of the body,
  * all little-endian. A log that ends without a REC_EV_END frame was cut.
  */
-#define REC_LOG_MAGIC	    "HMEVLOG2"
+#define REC_LOG_MAGIC	    "HMEVLOG3"
 #define REC_LOG_MAX_PAYLOAD (64u << 20)
 
-/* evlog.c: write events to FD as an xz stream, flushed at least every
- * 250 ms of wall time and every 1 MiB, so a killed recorder loses little. */
+/* evlog.c: write events to FD as an xz stream, compressed on a writer
+ * thread in blocks of 1 MiB or 125 ms, so a killed recorder loses at most
+ * two blocks (250 ms) and the guest waits only when the log is a block
+ * behind. */
 int rec_log_open(struct rec_log **log, int fd);
 /* Append one frame. 0 or -errno; after an error (ENOSPC) nothing more is
  * written and every call returns it. */
 int rec_log_write(struct rec_log *log, const struct rec_event_record *ev, const void *payload,
 		  size_t len);
+/* The payload of a REC_EV_INPUT_REF frame: the bytes a read got are
+ * LENGTH bytes at OFFSET of the copy in files/ named by SHA256 (binary),
+ * 48 bytes in the log (fileref.c, docs/record-replay.md). */
+struct rec_file_ref {
+	unsigned char sha256[32];
+	uint64_t offset, length;
+};
+#define REC_FILE_REF_SIZE 48
+/* Append input frame EV (its kind made REC_EV_INPUT_REF) with REF in place
+ * of its bytes. As rec_log_write. */
+int rec_log_write_ref(struct rec_log *log, const struct rec_event_record *ev,
+		      const struct rec_file_ref *ref);
 /* Make what was written so far survive a crash. */
 int rec_log_flush(struct rec_log *log);
 /* Write the end frame (unless END_STATUS < 0), finish the stream, free. */
@@ -342,6 +359,11 @@ int rec_log_close(struct rec_log *log, int end_status, uint64_t events);
 /* capture.c: copy the file at PATH (a path on the host) into F->dir,
  * once per path; 0 or -errno. */
 int rec_files_add(struct rec_files *f, const char *path);
+/* fsstate.c: keep a copy of the regular file at PATH (a /proc/PID/fd/N
+ * link will do) in F->dir, named by its SHA-256 (HEX), without adding it
+ * to the manifest's files and without fsync (hm_store_quick: its reader
+ * checks it); 0 or -errno. */
+int rec_files_keep(struct rec_files *f, const char *path, char hex[65], uint64_t *size);
 void rec_files_free(struct rec_files *f);
 
 /* Describe EV for a divergence report: "task 1 read(3, 0x7ffe..., 4096) = 12". */

@@ -1076,6 +1076,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	rec_shared_free(&r);
 	rec_fsvirt_free(r.fs);
 	hm_buf_free(&r.payload);
+	rec_fileref_free(&r);
 	if (opts->mode == REC_MODE_REPLAY && !r.diverged)
 		replay_check_end(&r);
 	res->exit_status = r.main_done ? r.main_status : HM_EXIT_INTERNAL;

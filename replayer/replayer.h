@@ -16,14 +16,16 @@
 
 struct replay_log;
 
-/* Open the event log at PATH. 0 or -errno (-EBADMSG: not an event log). */
+/* Open the event log at PATH. 0 or -errno (-EBADMSG: not an event log).
+ * References to files/ are read from the folder beside PATH. */
 int replay_log_open(const char *path, struct replay_log **log);
 /*
  * The next frame: 1 with *EV, *PAYLOAD and *LEN valid until the next call;
  * 0 when the log ends: after its REC_EV_END frame, or where it was cut
  * (a recorder that died); -EBADMSG when a frame
- * is damaged (bad length or CRC, frames after the end, xz errors); -errno
- * of reading.
+ * is damaged (bad length or CRC, frames after the end, xz errors); -ENOENT
+ * when a read kept by reference names a copy files/ lacks; -errno of
+ * reading.
  */
 int replay_log_next(struct replay_log *log, const struct rec_event_record **ev,
 		    const unsigned char **payload, size_t *len);
@@ -40,7 +42,8 @@ struct replay_log_check {
 	int error;	  /* 0, or -errno where reading stopped */
 };
 
-/* Read the log at PATH to its end. 0 (see *out) or -errno to open it. */
+/* Read the log at PATH to its end (a reference's copy is looked for, not
+ * read). 0 (see *out) or -errno to open it. */
 int replay_log_check(const char *path, struct replay_log_check *out);
 
 /* ---- substitute.c: the log's answers put into the guest ---- */

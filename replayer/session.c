@@ -105,6 +105,7 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 		hm_error("cannot replay '%s': events.xz %s", id,
 			 err == -EBADMSG		? "is damaged"
 			 : err == -EPIPE		? "is truncated"
+			 : err == -ENOENT		? "names a copy in files/ that is missing or damaged"
 			 : err == -EPROTONOSUPPORT ? "is in another event-log format than "
 						     "this hermit's (" REC_LOG_MAGIC ")"
 						   : hm_strerror(err));

@@ -47,7 +47,7 @@ elif variant not in ("base", "cut", "status"):
     sys.exit("unknown variant " + variant)
 if variant == "cut":
     frames, payloads = frames[:2], payloads[:2]
-body = b"HMEVLOG2" + b"".join(frame(f, p) for f, p in zip(frames, payloads))
+body = b"HMEVLOG3" + b"".join(frame(f, p) for f, p in zip(frames, payloads))
 if variant != "cut":
     body += frame([32, 1 if variant == "status" else 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0])
 open(out, "wb").write(lzma.compress(body, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32))
