@@ -113,7 +113,8 @@ PY
 	(cd "$WORK" && hm "$WORK/old.rep" replay --autopilot "$id")
 	st=$?
 	[ "$st" = 125 ] || fail "old: the replay of an old log exited $st, not 125"
-	grep -q "events.xz is damaged" "$WORK/old.rep.err" || fail "old: $(cat "$WORK/old.rep.err")"
+	grep -q "events.xz is in another event-log format than this hermit's" "$WORK/old.rep.err" ||
+		fail "old: $(cat "$WORK/old.rep.err")"
 	echo "old: a log of the older format is refused (125)"
 fi
 exit 0
