@@ -228,6 +228,9 @@ static const struct dap_cmd cmds[] = {
 	{ "stepIn", dap_req_step_in, NEED_TARGET | NEED_STOPPED },
 	{ "stepOut", dap_req_step_out, NEED_TARGET | NEED_STOPPED },
 	{ "stepBack", dap_req_step_back, NEED_TARGET | NEED_STOPPED },
+	{ "reverseStepOut", dap_req_reverse_step_out, NEED_TARGET | NEED_STOPPED },
+	{ "gotoTargets", dap_req_goto_targets, NEED_TARGET },
+	{ "goto", dap_req_goto, NEED_TARGET | NEED_STOPPED },
 	{ "pause", dap_req_pause, NEED_TARGET },
 	{ "evaluate", dap_req_evaluate, NEED_TARGET | NEED_STOPPED },
 	{ "setBreakpoints", dap_req_set_breakpoints, 0 },
@@ -243,14 +246,11 @@ static const struct dap_cmd cmds[] = {
 	{ "disassemble", dap_req_disassemble, NEED_TARGET | NEED_STOPPED },
 	/* Known, and not yet possible: they need dwarf/ (lines, scopes,
 	 * types) or the unwinder; docs/dap.md says which and why. */
-	{ "gotoTargets", req_unsupported, 0 },
-	{ "goto", req_unsupported, 0 },
 	{ "loadedSources", req_unsupported, 0 },
 	{ "modules", req_unsupported, 0 },
 	{ "source", req_unsupported, 0 },
 	{ "setVariable", req_unsupported, 0 },
 	{ "setExpression", req_unsupported, 0 },
-	{ "reverseStepOut", req_unsupported, 0 },
 	{ "stepInTargets", req_unsupported, 0 },
 	{ "completions", req_unsupported, 0 },
 };
@@ -392,6 +392,7 @@ void dap_free(struct dap *d)
 	free(d->tids);
 	free(d->ibps);
 	free(d->dbps);
+	dap_bp_free_lines(d);
 	free(d->hermit);
 	dap_framer_free(&d->f);
 	free(d);
