@@ -577,8 +577,7 @@ int dap_bp_user_at(const struct dap *d, uint64_t pc)
 	return 0;
 }
 
-size_t dap_bp_hits_at(struct dap *d, uint64_t pc, int tid, int *ids, size_t max,
-		      const char **kind)
+size_t dap_bp_hits_at(struct dap *d, uint64_t pc, int tid, int *ids, size_t max, const char **kind)
 {
 	size_t n = 0;
 	int func = 0, line = 0;

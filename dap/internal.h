@@ -183,9 +183,9 @@ struct dap_bp_cond {
 #define DAP_LBP_ADDRS 16
 struct dap_lbp {
 	int id;
-	char *path;	    /* the source's path as the client gave it */
-	int line;	    /* the line asked for */
-	int moved;	    /* the line with code it went to (0: none) */
+	char *path;		       /* the source's path as the client gave it */
+	int line;		       /* the line asked for */
+	int moved;		       /* the line with code it went to (0: none) */
 	uint64_t addrs[DAP_LBP_ADDRS]; /* one per function or inlined copy */
 	size_t naddrs;
 	int verified;
@@ -220,26 +220,26 @@ enum dap_plan_kind {
 struct dap_plan {
 	enum dap_plan_kind kind;
 	int tid;
-	int phase;	      /* step.c's PH_* */
-	enum dap_run leg;     /* the leg in flight */
-	const char *reason;   /* the stopped reason when it ends as planned */
-	const char *desc;     /* and its description, or NULL */
-	uint64_t lo, hi;      /* the line being stepped: [lo, hi) */
-	const char *file;     /* and its file and line */
+	int phase;	    /* step.c's PH_* */
+	enum dap_run leg;   /* the leg in flight */
+	const char *reason; /* the stopped reason when it ends as planned */
+	const char *desc;   /* and its description, or NULL */
+	uint64_t lo, hi;    /* the line being stepped: [lo, hi) */
+	const char *file;   /* and its file and line */
 	unsigned line;
-	uint64_t func;	      /* the first instruction of its function */
-	uint64_t cfa;	      /* the frame's CFA; 0: unknown */
-	uint64_t pc, sp;      /* where the leg started */
-	int was_ret;	      /* the leg stepped a return */
-	uint64_t call_sp;     /* over a call: sp in the callee at its entry */
-	uint64_t ret_addr;    /* stepIn: the call's return address */
+	uint64_t func;			/* the first instruction of its function */
+	uint64_t cfa;			/* the frame's CFA; 0: unknown */
+	uint64_t pc, sp;		/* where the leg started */
+	int was_ret;			/* the leg stepped a return */
+	uint64_t call_sp;		/* over a call: sp in the callee at its entry */
+	uint64_t ret_addr;		/* stepIn: the call's return address */
 	uint64_t temps[DAP_PLAN_TEMPS]; /* temporary breakpoints */
 	size_t ntemps;
-	int sp_rule;	      /* a temporary's hit counts when sp is: */
-	uint64_t want_sp;     /* ==, or >=, this */
-	int paused;	      /* a pause came: the next stop ends it */
-	int reverse;	      /* a goto backwards */
-	unsigned long legs;   /* (for the log) */
+	int sp_rule;	    /* a temporary's hit counts when sp is: */
+	uint64_t want_sp;   /* ==, or >=, this */
+	int paused;	    /* a pause came: the next stop ends it */
+	int reverse;	    /* a goto backwards */
+	unsigned long legs; /* (for the log) */
 };
 
 /* gotoTargets' answers, for goto: a line's addresses and a direction. */
@@ -378,8 +378,7 @@ size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, 
 /* The breakpoints the client set at PC (instruction, function, line) whose
  * conditions say stop (in thread TID): their ids into IDS (at most MAX),
  * the count; *KIND the stopped reason they give. */
-size_t dap_bp_hits_at(struct dap *d, uint64_t pc, int tid, int *ids, size_t max,
-		      const char **kind);
+size_t dap_bp_hits_at(struct dap *d, uint64_t pc, int tid, int *ids, size_t max, const char **kind);
 /* Whether PC is where a breakpoint the client set is. */
 int dap_bp_user_at(const struct dap *d, uint64_t pc);
 /* Place every line breakpoint again in the modules loaded now; EVENTS:

@@ -113,8 +113,7 @@ static int by_instruction(struct dap *d, struct dap_req *r)
 
 static const char END_DESC[] = "the end of the recording: nothing runs after";
 
-static void report(struct dap *d, const char *reason, const char *desc, const int *ids,
-		   size_t n);
+static void report(struct dap *d, const char *reason, const char *desc, const int *ids, size_t n);
 
 /* Start d->plan, set up as KIND for thread TID, and answer R. */
 static void start(struct dap *d, struct dap_req *r, enum dap_plan_kind kind, int tid,
@@ -123,8 +122,8 @@ static void start(struct dap *d, struct dap_req *r, enum dap_plan_kind kind, int
 	char why[256];
 	int err;
 
-	if (d->at_end && kind != DAP_PLAN_CONT && kind != DAP_PLAN_RCONT &&
-	    kind != DAP_PLAN_BACK && kind != DAP_PLAN_BSTEPI && kind != DAP_PLAN_BACK_OUT &&
+	if (d->at_end && kind != DAP_PLAN_CONT && kind != DAP_PLAN_RCONT && kind != DAP_PLAN_BACK &&
+	    kind != DAP_PLAN_BSTEPI && kind != DAP_PLAN_BACK_OUT &&
 	    !(kind == DAP_PLAN_GOTO && d->plan.reverse)) {
 		/* Nothing was recorded after this: a step forwards stops
 		 * where it is, as gdb's do at replaylog:end (the stub would

@@ -70,7 +70,8 @@ static void insn_at(struct dap *d, uint64_t pc, size_t *call, int *ret)
 	for (size_t len = sizeof(b); len; len /= 2) {
 		if (dap_read_mem(d, pc, b, len) == 0) {
 			*call = (size_t)dap_disasm_is_call(b, len);
-			*ret = b[0] == 0xc3 || b[0] == 0xc2 || (len > 1 && b[0] == 0xf3 && b[1] == 0xc3);
+			*ret = b[0] == 0xc3 || b[0] == 0xc2 ||
+			       (len > 1 && b[0] == 0xf3 && b[1] == 0xc3);
 			return;
 		}
 	}
@@ -395,7 +396,8 @@ int dap_plan_start(struct dap *d, char *why, size_t size)
 			 * function returns (then to a line start in the
 			 * caller); backwards, or with no caller, by
 			 * instruction. */
-			if (p->kind != DAP_PLAN_BACK && frame_of(d, p->tid, &p->cfa, &ra) == 0 && ra) {
+			if (p->kind != DAP_PLAN_BACK && frame_of(d, p->tid, &p->cfa, &ra) == 0 &&
+			    ra) {
 				p->lo = p->hi = 0;
 				p->file = NULL;
 				temp(p, ra, SP_GT, p->cfa - 8);
@@ -405,9 +407,9 @@ int dap_plan_start(struct dap *d, char *why, size_t size)
 				p->sp = sp;
 				goto run;
 			}
-			p->kind = p->kind == DAP_PLAN_NEXT   ? DAP_PLAN_NEXTI
-				  : p->kind == DAP_PLAN_IN   ? DAP_PLAN_STEPI
-							     : DAP_PLAN_BSTEPI;
+			p->kind = p->kind == DAP_PLAN_NEXT ? DAP_PLAN_NEXTI
+				  : p->kind == DAP_PLAN_IN ? DAP_PLAN_STEPI
+							   : DAP_PLAN_BSTEPI;
 			break;
 		}
 		p->func = func_start(d, pc);
@@ -514,8 +516,10 @@ int dap_plan_stopped(struct dap *d, const struct dap_stop *st, const char **reas
 	}
 	if (cont && p->kind == DAP_PLAN_GOTO && at_temp(p, tid, pc, sp))
 		goto done; /* (the line's own breakpoint there is the goto's) */
+	/* (a step by instruction that lands on a breakpoint is a step, as
+	 * before; a step by line that does, stops there for it) */
 	if (!neighbour && (cont ? st->why == DAP_WHY_SWBREAK || st->why == DAP_WHY_HWBREAK
-				: dap_bp_user_at(d, pc))) {
+				: p->kind >= DAP_PLAN_NEXT && dap_bp_user_at(d, pc))) {
 		*n = dap_bp_hits_at(d, pc, tid, ids, 64, &kind);
 		if (*n) {
 			*reason = kind;

@@ -21,18 +21,19 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian package n
 command -v objdump >/dev/null 2>&1 || fail "objdump is not installed (Debian package binutils)"
 export HERMIT_DATA_DIR="$WORK/data"
 
-hm "$WORK/rec" record start -- "$GUESTS/dapprog"
-st=$?
-[ "$st" = 0 ] || { cat "$WORK/rec.err" >&2; fail "recording dapprog exited $st"; }
-grep -q '^counter [0-9]*$' "$WORK/rec" || fail "dapprog printed: $(cat "$WORK/rec")"
-
-# tests/dap/step.test.js's guest, recorded beside it
+# tests/dap/step.test.js's guest, recorded first: dap.test.js launches
+# the newest recording (dapprog's)
 hm "$WORK/steps" record start -- "$GUESTS/dapsteps"
 st=$?
 [ "$st" = 0 ] || { cat "$WORK/steps.err" >&2; fail "recording dapsteps exited $st"; }
 DAPSTEPS_ID=$(sed -n "s/^hermit: recording '\(dapsteps-[0-9]*\)'$/\1/p" "$WORK/steps.err")
 [ -n "$DAPSTEPS_ID" ] || fail "no recording id in: $(cat "$WORK/steps.err")"
 export DAPSTEPS_ID
+
+hm "$WORK/rec" record start -- "$GUESTS/dapprog"
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec.err" >&2; fail "recording dapprog exited $st"; }
+grep -q '^counter [0-9]*$' "$WORK/rec" || fail "dapprog printed: $(cat "$WORK/rec")"
 
 DAPPROG_STDOUT=$(cat "$WORK/rec"; echo x)
 DAPPROG_STDOUT=${DAPPROG_STDOUT%x}
