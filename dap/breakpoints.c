@@ -84,8 +84,17 @@ static size_t plan(struct dap *d, struct dap_zpoint *z)
 		if (d->ibps[i].addr && !has(z, n, &p))
 			z[n++] = p;
 	}
-	if (d->over_temp && d->over_addr && n < 256) {
-		struct dap_zpoint p = { 0, d->over_addr, 1 };
+	for (size_t i = 0; i < d->nlbps; i++) {
+		for (size_t k = 0; d->lbps[i].verified && k < d->lbps[i].naddrs && n < 256; k++) {
+			struct dap_zpoint p = { 0, d->lbps[i].addrs[k], 1 };
+
+			if (!has(z, n, &p))
+				z[n++] = p;
+		}
+	}
+	/* a step plan's temporary breakpoints (step.c) */
+	for (size_t i = 0; i < d->plan.ntemps && n < 256; i++) {
+		struct dap_zpoint p = { 0, d->plan.temps[i], 1 };
 
 		if (!has(z, n, &p))
 			z[n++] = p;
@@ -126,6 +135,32 @@ static void changed(struct dap *d, int id, int verified, const char *why)
 	if (why)
 		cJSON_AddStringToObject(bp, "message", why);
 	dap_event(d, "breakpoint", b);
+}
+
+static cJSON *lbp_json(const struct dap_lbp *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	char ref[32];
+
+	cJSON_AddNumberToObject(o, "id", b->id);
+	cJSON_AddBoolToObject(o, "verified", b->verified);
+	cJSON_AddNumberToObject(o, "line", b->verified && b->moved ? b->moved : b->line);
+	if (b->verified && b->naddrs) {
+		snprintf(ref, sizeof(ref), "0x%" PRIx64, b->addrs[0]);
+		cJSON_AddStringToObject(o, "instructionReference", ref);
+	}
+	if (!b->verified && b->why)
+		cJSON_AddStringToObject(o, "message", b->why);
+	return o;
+}
+
+static void line_changed(struct dap *d, const struct dap_lbp *b)
+{
+	cJSON *body = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(body, "reason", "changed");
+	cJSON_AddItemToObject(body, "breakpoint", lbp_json(b));
+	dap_event(d, "breakpoint", body);
 }
 
 /* Z or z: 0, or -errno (-EOPNOTSUPP for the empty reply). */
@@ -172,6 +207,17 @@ void dap_bp_sync(struct dap *d)
 			b->verified = !err;
 			changed(d, b->id, b->verified,
 				err ? "the replay cannot put a breakpoint at this address" : NULL);
+		}
+		for (size_t j = 0; err && want[i].type == 0 && j < d->nlbps; j++) {
+			struct dap_lbp *b = &d->lbps[j];
+
+			for (size_t k = 0; b->verified && k < b->naddrs; k++) {
+				if (b->addrs[k] != want[i].addr)
+					continue;
+				b->verified = 0;
+				b->why = "the replay cannot put a breakpoint at this line's code";
+				line_changed(d, b);
+			}
 		}
 		for (size_t j = 0; err && want[i].type && j < d->ndbps; j++) {
 			struct dap_dbp *b = &d->dbps[j];
@@ -538,32 +584,193 @@ void dap_req_set_function_breakpoints(struct dap *d, struct dap_req *r)
 	set_code_breakpoints(d, r, 1);
 }
 
+/* Where line breakpoint B goes in the modules loaded now. */
+static void resolve_line(struct dap *d, struct dap_lbp *b)
+{
+	uint64_t addrs[DAP_LBP_ADDRS];
+	unsigned moved = 0;
+	int n = -ENOENT;
+
+	if (b->bad_cond) {
+		b->verified = 0;
+		b->naddrs = 0;
+		return;
+	}
+	if (d->src && b->line > 0)
+		n = dap_source_line_addrs(d->src, b->path, (unsigned)b->line, addrs, DAP_LBP_ADDRS,
+					  &moved);
+	if (n <= 0) {
+		b->verified = 0;
+		b->naddrs = 0;
+		b->moved = 0;
+		b->why = !d->src ? "no symbols: the program's file could not be read"
+				 : "no code at or after this line in the debug information of the "
+				   "modules loaded now";
+		return;
+	}
+	b->naddrs = (size_t)n < DAP_LBP_ADDRS ? (size_t)n : DAP_LBP_ADDRS;
+	memcpy(b->addrs, addrs, b->naddrs * sizeof(addrs[0]));
+	b->moved = (int)moved;
+	b->verified = 1;
+	b->why = NULL;
+}
+
+void dap_bp_resolve_lines(struct dap *d, int events)
+{
+	for (size_t i = 0; i < d->nlbps; i++) {
+		struct dap_lbp *b = &d->lbps[i], was = *b;
+
+		resolve_line(d, b);
+		if (events && (was.verified != b->verified || was.moved != b->moved ||
+			       was.naddrs != b->naddrs ||
+			       memcmp(was.addrs, b->addrs, b->naddrs * sizeof(b->addrs[0]))))
+			line_changed(d, b);
+	}
+}
+
+static void free_lbp(struct dap_lbp *b)
+{
+	free(b->path);
+	dap_bp_cond_free(&b->cond);
+}
+
+void dap_bp_free_lines(struct dap *d)
+{
+	for (size_t i = 0; i < d->nlbps; i++)
+		free_lbp(&d->lbps[i]);
+	free(d->lbps);
+	d->lbps = NULL;
+	d->nlbps = 0;
+}
+
+/* The optional string NAME of breakpoint IT, copied; -1 when it is no
+ * string. */
+static int opt_str(const cJSON *it, const char *name, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, name);
+
+	*out = NULL;
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return -1;
+	if (v->valuestring[0])
+		*out = xstrdup(v->valuestring);
+	return 0;
+}
+
 void dap_req_set_breakpoints(struct dap *d, struct dap_req *r)
 {
-	const cJSON *list = NULL, *it;
+	const cJSON *list = NULL, *src, *path, *it;
+	size_t keep = 0, first, n;
 	cJSON *out, *arr;
 
 	if (dap_arg_array(d, r, "breakpoints", &list) < 0)
 		return;
-	/* Source lines need dwarf/'s line tables (source.h): until then each
-	 * is answered, unverified, with why. */
-	out = cJSON_CreateObject();
-	arr = cJSON_AddArrayToObject(out, "breakpoints");
+	src = r->args ? cJSON_GetObjectItemCaseSensitive(r->args, "source") : NULL;
+	path = src ? cJSON_GetObjectItemCaseSensitive(src, "path") : NULL;
+	if (!cJSON_IsObject(src) || !cJSON_IsString(path) || !path->valuestring[0]) {
+		dap_fail(d, r, "setBreakpoints: the argument 'source' needs a 'path' string");
+		return;
+	}
+	n = list ? (size_t)cJSON_GetArraySize(list) : 0;
+	if (n > 256) {
+		dap_fail(d, r, "setBreakpoints: at most 256 breakpoints in one source");
+		return;
+	}
 	cJSON_ArrayForEach(it, list)
 	{
-		cJSON *o = cJSON_CreateObject();
 		const cJSON *line = cJSON_GetObjectItemCaseSensitive(it, "line");
+		char *c, *h;
 
-		cJSON_AddBoolToObject(o, "verified", 0);
-		if (cJSON_IsNumber(line))
-			cJSON_AddNumberToObject(o, "line", line->valuedouble);
-		cJSON_AddStringToObject(o, "message",
-					"breakpoints by line need DWARF line tables, which "
-					"hermit-dap does not read yet: use instruction or function "
-					"breakpoints");
-		cJSON_AddItemToArray(arr, o);
+		if (!cJSON_IsObject(it) || !cJSON_IsNumber(line) || line->valuedouble < 1 ||
+		    line->valuedouble > 1e9 || opt_str(it, "condition", &c) < 0 ||
+		    (free(c), opt_str(it, "hitCondition", &h) < 0)) {
+			dap_fail(d, r,
+				 "setBreakpoints: each breakpoint needs a 'line' number (1 or "
+				 "more), and 'condition' and 'hitCondition' strings if any");
+			return;
+		}
+		free(h);
 	}
+	/* this source's list is replaced whole */
+	for (size_t i = 0; i < d->nlbps; i++) {
+		if (strcmp(d->lbps[i].path, path->valuestring) == 0)
+			free_lbp(&d->lbps[i]);
+		else
+			d->lbps[keep++] = d->lbps[i];
+	}
+	first = keep;
+	d->lbps = xrealloc(d->lbps, (keep + n + 1) * sizeof(*d->lbps));
+	cJSON_ArrayForEach(it, list)
+	{
+		struct dap_lbp *b = &d->lbps[keep++];
+
+		*b = (struct dap_lbp){ .id = d->next_id++, .path = xstrdup(path->valuestring) };
+		b->line = (int)cJSON_GetObjectItemCaseSensitive(it, "line")->valuedouble;
+		/* (a hit condition that is no count: never placed) */
+		b->bad_cond = dap_bp_cond_set(&b->cond, it, &b->why) < 0;
+		resolve_line(d, b);
+	}
+	d->nlbps = keep;
+	dap_bp_sync(d);
+	out = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(out, "breakpoints");
+	for (size_t i = first; i < keep; i++)
+		cJSON_AddItemToArray(arr, lbp_json(&d->lbps[i]));
 	dap_respond(d, r, out);
+}
+
+/* Whether line breakpoint B, reached in thread TID, stops the replay. */
+static int line_stops(struct dap *d, struct dap_lbp *b, int tid)
+{
+	(void)tid; /* (the condition is evaluated in the stopped thread) */
+	return dap_bp_should_stop(d, &b->cond);
+}
+
+int dap_bp_user_at(const struct dap *d, uint64_t pc)
+{
+	for (size_t i = 0; i < d->nibps; i++) {
+		if (d->ibps[i].verified && d->ibps[i].addr == pc)
+			return 1;
+	}
+	for (size_t i = 0; i < d->nlbps; i++) {
+		for (size_t k = 0; d->lbps[i].verified && k < d->lbps[i].naddrs; k++) {
+			if (d->lbps[i].addrs[k] == pc)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+size_t dap_bp_hits_at(struct dap *d, uint64_t pc, int tid, int *ids, size_t max, const char **kind)
+{
+	size_t n = 0;
+	int func = 0, line = 0;
+
+	for (size_t i = 0; i < d->nlbps && n < max; i++) {
+		struct dap_lbp *b = &d->lbps[i];
+
+		for (size_t k = 0; b->verified && k < b->naddrs; k++) {
+			if (b->addrs[k] == pc) {
+				if (line_stops(d, b, tid)) {
+					ids[n++] = b->id;
+					line = 1;
+				}
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < d->nibps && n < max; i++) {
+		/* (each counts its hit, whichever stops) */
+		if (d->ibps[i].addr == pc && d->ibps[i].verified &&
+		    dap_bp_should_stop(d, &d->ibps[i].cond)) {
+			ids[n++] = d->ibps[i].id;
+			func = func || d->ibps[i].func;
+		}
+	}
+	*kind = line ? "breakpoint" : func ? "function breakpoint" : "instruction breakpoint";
+	return n;
 }
 
 void dap_req_set_exception_breakpoints(struct dap *d, struct dap_req *r)

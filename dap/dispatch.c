@@ -228,6 +228,9 @@ static const struct dap_cmd cmds[] = {
 	{ "stepIn", dap_req_step_in, NEED_TARGET | NEED_STOPPED },
 	{ "stepOut", dap_req_step_out, NEED_TARGET | NEED_STOPPED },
 	{ "stepBack", dap_req_step_back, NEED_TARGET | NEED_STOPPED },
+	{ "reverseStepOut", dap_req_reverse_step_out, NEED_TARGET | NEED_STOPPED },
+	{ "gotoTargets", dap_req_goto_targets, NEED_TARGET },
+	{ "goto", dap_req_goto, NEED_TARGET | NEED_STOPPED },
 	{ "pause", dap_req_pause, NEED_TARGET },
 	{ "evaluate", dap_req_evaluate, NEED_TARGET | NEED_STOPPED },
 	{ "setBreakpoints", dap_req_set_breakpoints, 0 },
@@ -245,12 +248,9 @@ static const struct dap_cmd cmds[] = {
 	{ "modules", dap_req_modules, NEED_TARGET },
 	/* Known, and not yet possible: they need dwarf/ (lines, scopes,
 	 * types) or the unwinder; docs/dap.md says which and why. */
-	{ "gotoTargets", req_unsupported, 0 },
-	{ "goto", req_unsupported, 0 },
 	{ "source", req_unsupported, 0 },
 	{ "setVariable", req_unsupported, 0 },
 	{ "setExpression", req_unsupported, 0 },
-	{ "reverseStepOut", req_unsupported, 0 },
 	{ "stepInTargets", req_unsupported, 0 },
 	{ "completions", req_unsupported, 0 },
 };
@@ -391,6 +391,7 @@ void dap_free(struct dap *d)
 	free(d->names);
 	free(d->tids);
 	dap_bp_free(d);
+	dap_bp_free_lines(d);
 	free(d->hermit);
 	dap_framer_free(&d->f);
 	free(d);

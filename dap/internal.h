@@ -198,8 +198,79 @@ enum dap_run {
 	DAP_RUN_REVERSE, /* bc */
 	DAP_RUN_STEP,	 /* vCont;s */
 	DAP_RUN_BSTEP,	 /* bs */
-	DAP_RUN_OVER,	 /* over a call: continue to its return */
 	DAP_RUN_QUERY,	 /* '?' after vRun or `monitor goto` */
+};
+
+/* A breakpoint by source line (setBreakpoints): where it went. */
+#define DAP_LBP_ADDRS 16
+struct dap_lbp {
+	int id;
+	char *path;		       /* the source's path as the client gave it */
+	int line;		       /* the line asked for */
+	int moved;		       /* the line with code it went to (0: none) */
+	uint64_t addrs[DAP_LBP_ADDRS]; /* one per function or inlined copy */
+	size_t naddrs;
+	int verified;
+	const char *why; /* why it is not verified */
+	int bad_cond;	 /* its hitCondition is no count: never placed */
+	struct dap_bp_cond cond;
+};
+
+/*
+ * A step plan (step.c): what a step, a continue or a goto is for, driven
+ * by the stop loop. Each stop of the replay is one leg (a single step or
+ * a continue, forwards or backwards, with temporary breakpoints); the
+ * plan decides from where the leg ended whether it is done or which leg
+ * comes next. Positions are data: one machine serves every request.
+ */
+enum dap_plan_kind {
+	DAP_PLAN_NONE,
+	DAP_PLAN_CONT,	   /* continue */
+	DAP_PLAN_RCONT,	   /* reverseContinue */
+	DAP_PLAN_STEPI,	   /* one instruction forwards */
+	DAP_PLAN_BSTEPI,   /* one instruction backwards */
+	DAP_PLAN_NEXTI,	   /* one instruction, a call stepped over */
+	DAP_PLAN_NEXT,	   /* to the next line, calls stepped over */
+	DAP_PLAN_IN,	   /* the same, into functions with lines */
+	DAP_PLAN_OUT,	   /* to the return address in the caller */
+	DAP_PLAN_BACK,	   /* to the start of the previous line executed */
+	DAP_PLAN_BACK_OUT, /* back to the call of this function */
+	DAP_PLAN_GOTO,	   /* to a line's next or previous execution */
+};
+
+#define DAP_PLAN_TEMPS 16
+
+struct dap_plan {
+	enum dap_plan_kind kind;
+	int tid;
+	int phase;	    /* step.c's PH_* */
+	enum dap_run leg;   /* the leg in flight */
+	const char *reason; /* the stopped reason when it ends as planned */
+	const char *desc;   /* and its description, or NULL */
+	uint64_t lo, hi;    /* the line being stepped: [lo, hi) */
+	const char *file;   /* and its file and line */
+	unsigned line;
+	uint64_t func;			/* the first instruction of its function */
+	uint64_t cfa;			/* the frame's CFA; 0: unknown */
+	uint64_t pc, sp;		/* where the leg started */
+	int was_ret;			/* the leg stepped a return */
+	uint64_t call_sp;		/* over a call: sp in the callee at its entry */
+	uint64_t ret_addr;		/* stepIn: the call's return address */
+	uint64_t temps[DAP_PLAN_TEMPS]; /* temporary breakpoints */
+	size_t ntemps;
+	int sp_rule;	    /* a temporary's hit counts when sp is: */
+	uint64_t want_sp;   /* ==, or >=, this */
+	int paused;	    /* a pause came: the next stop ends it */
+	int reverse;	    /* a goto backwards */
+	unsigned long legs; /* (for the log) */
+};
+
+/* gotoTargets' answers, for goto: a line's addresses and a direction. */
+struct dap_goto_target {
+	int id;
+	int reverse;
+	uint64_t addrs[DAP_LBP_ADDRS];
+	size_t naddrs;
 };
 
 /* A frame id's frame: thread TID's unwound frame LEVEL (0 innermost),
@@ -271,9 +342,10 @@ struct dap {
 	int run_tid;
 	const char *run_reason; /* the stopped reason when no breakpoint explains it */
 	const char *run_desc;	/* and its description, or NULL */
-	uint64_t over_addr;	/* DAP_RUN_OVER: the return address */
-	uint64_t over_sp;	/* and the stack pointer there */
-	int over_temp;		/* whether its breakpoint is ours alone (then held) */
+	struct dap_plan plan;	/* what the run is for (step.c) */
+	int at_end;		/* stopped at the end of the recording */
+	struct dap_goto_target gotos[8];
+	size_t ngotos;
 
 	/* the current stop */
 	int tid;
@@ -302,6 +374,8 @@ struct dap {
 	size_t ndbps;
 	struct dap_datainfo *dinfo; /* for the session */
 	size_t ndinfo;
+	struct dap_lbp *lbps; /* by source line, every source's */
+	size_t nlbps;
 	struct dap_zpoint held[256 + DAP_WATCH_SLOTS];
 	size_t nheld;
 	int next_id;
@@ -337,6 +411,9 @@ void dap_req_next(struct dap *d, struct dap_req *r);
 void dap_req_step_in(struct dap *d, struct dap_req *r);
 void dap_req_step_out(struct dap *d, struct dap_req *r);
 void dap_req_step_back(struct dap *d, struct dap_req *r);
+void dap_req_reverse_step_out(struct dap *d, struct dap_req *r);
+void dap_req_goto_targets(struct dap *d, struct dap_req *r);
+void dap_req_goto(struct dap *d, struct dap_req *r);
 void dap_req_pause(struct dap *d, struct dap_req *r);
 void dap_req_evaluate(struct dap *d, struct dap_req *r);
 /* breakpoints.c */
@@ -374,6 +451,27 @@ void dap_bp_snapshot(struct dap *d);
  * most MAX), the count; DESC gets old and new values. */
 size_t dap_bp_watch_hits(struct dap *d, const struct dap_stop *st, int reverse, int *ids,
 			 size_t max, char *desc, size_t size);
+/* The breakpoints the client set at PC (instruction, function, line) whose
+ * conditions say stop (in thread TID): their ids into IDS (at most MAX),
+ * the count; *KIND the stopped reason they give. */
+size_t dap_bp_hits_at(struct dap *d, uint64_t pc, int tid, int *ids, size_t max, const char **kind);
+/* Whether PC is where a breakpoint the client set is. */
+int dap_bp_user_at(const struct dap *d, uint64_t pc);
+/* Place every line breakpoint again in the modules loaded now; EVENTS:
+ * breakpoint events for those that changed. */
+void dap_bp_resolve_lines(struct dap *d, int events);
+void dap_bp_free_lines(struct dap *d);
+
+/* step.c: start the plan set up in d->plan (kind, tid; temps and
+ * reverse for a goto) from where its thread is stopped: its first leg
+ * runs (0), or -errno with why in WHY (the plan is dropped). */
+int dap_plan_start(struct dap *d, char *why, size_t size);
+/* A stop reply came for the plan: 1 when it went on (another leg), 0
+ * when it ended, with the stop's reason in *REASON and *DESC and the
+ * breakpoints it hit in IDS (*N). */
+int dap_plan_stopped(struct dap *d, const struct dap_stop *st, const char **reason,
+		     const char **desc, char *text, size_t size, int *ids, size_t *n);
+
 /* inspect.c: the stop's state is stale (a resume). */
 void dap_forget_stop(struct dap *d);
 /* Registers of TID into d->regs: 0 or -errno. */

@@ -31,6 +31,7 @@ void dap_req_initialize(struct dap *d, struct dap_req *r)
 	cJSON_AddBoolToObject(b, "supportsDataBreakpointBytes", 1);
 	cJSON_AddBoolToObject(b, "supportsInstructionBreakpoints", 1);
 	cJSON_AddBoolToObject(b, "supportsSteppingGranularity", 1);
+	cJSON_AddBoolToObject(b, "supportsGotoTargetsRequest", 1);
 	cJSON_AddBoolToObject(b, "supportsRestartRequest", 1);
 	cJSON_AddBoolToObject(b, "supportsTerminateRequest", 1);
 	cJSON_AddBoolToObject(b, "supportsReadMemoryRequest", 1);

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Moving the replay: continue and reverseContinue (vCont;c, bc), steps by
- * instruction forwards and back (vCont;s, bs), `next` over a call (a
- * breakpoint at its return address, stopped at only in the same thread
- * with the stack back where it was), pause (0x03), and the repl's monitor
- * commands (`when`, `goto N`). A resume answers at once; its stop reply
- * comes to the loop, and dap_stopped() turns it into a stopped event, or
- * goes on where the stop is not the client's (a write to a watched word's
- * unwatched neighbour, a recursive call's return).
+ * Moving the replay: the requests that resume it (continue,
+ * reverseContinue, next, stepIn, stepOut, stepBack, reverseStepOut,
+ * goto) each set up a step plan (step.c) and start it; pause (0x03);
+ * gotoTargets; the repl's monitor commands (`when`, `goto N`). A resume
+ * answers at once; its stop reply comes to the loop, and dap_stopped()
+ * gives it to the plan, which goes on (another leg) or ends, and then
+ * it becomes a stopped event.
  */
 #include "config.h"
 
@@ -31,7 +30,6 @@ int dap_resume(struct dap *d, enum dap_run how, int tid, const char *reason, con
 	dap_forget_stop(d);
 	switch (how) {
 	case DAP_RUN_CONT:
-	case DAP_RUN_OVER:
 		err = dap_rsp_send(&d->rsp, "vCont;c", 7);
 		break;
 	case DAP_RUN_REVERSE:
@@ -53,6 +51,7 @@ int dap_resume(struct dap *d, enum dap_run how, int tid, const char *reason, con
 	}
 	if (err)
 		return err;
+	d->at_end = 0;
 	d->run = how;
 	d->run_tid = tid;
 	d->run_reason = reason;
@@ -96,20 +95,56 @@ static int thread_arg(struct dap *d, struct dap_req *r, int required, int *tid)
 	return -1;
 }
 
-/* Steps go by instruction until dwarf/ gives lines. */
+/* The granularity argument: 0 by line (statement, line, the default),
+ * 1 by instruction, -1 (answered) for another. */
 static int by_instruction(struct dap *d, struct dap_req *r)
 {
 	const char *g = "statement";
 
 	if (dap_arg_str(d, r, "granularity", 0, &g) < 0)
-		return 0;
+		return -1;
 	if (strcmp(g, "instruction") == 0)
 		return 1;
-	dap_fail(d, r,
-		 "%s: stepping by %s needs line tables (DWARF), which hermit-dap does not read "
-		 "yet; step by instruction (the Disassembly view)",
-		 r->command, g);
-	return 0;
+	if (strcmp(g, "statement") == 0 || strcmp(g, "line") == 0)
+		return 0;
+	dap_fail(d, r, "%s: no granularity '%s' (statement, line or instruction)", r->command, g);
+	return -1;
+}
+
+static const char END_DESC[] = "the end of the recording: nothing runs after";
+
+static void report(struct dap *d, const char *reason, const char *desc, const int *ids, size_t n);
+
+/* Start d->plan, set up as KIND for thread TID, and answer R. */
+static void start(struct dap *d, struct dap_req *r, enum dap_plan_kind kind, int tid,
+		  const char *reason)
+{
+	char why[256];
+	int err;
+
+	if (d->at_end && kind != DAP_PLAN_CONT && kind != DAP_PLAN_RCONT && kind != DAP_PLAN_BACK &&
+	    kind != DAP_PLAN_BSTEPI && kind != DAP_PLAN_BACK_OUT &&
+	    !(kind == DAP_PLAN_GOTO && d->plan.reverse)) {
+		/* Nothing was recorded after this: a step forwards stops
+		 * where it is, as gdb's do at replaylog:end (the stub would
+		 * let the program exit; continue does that). */
+		dap_respond(d, r, NULL);
+		report(d, "end of recording", END_DESC, NULL, 0);
+		return;
+	}
+	d->plan.kind = kind;
+	d->plan.tid = tid;
+	d->plan.reason = reason;
+	d->plan.desc = NULL;
+	err = dap_plan_start(d, why, sizeof(why));
+	if (err) {
+		dap_fail(d, r, "%s: %s", r->command, why);
+		return;
+	}
+	if (kind == DAP_PLAN_CONT || kind == DAP_PLAN_RCONT)
+		resumed(d, r, 0);
+	else
+		dap_respond(d, r, NULL);
 }
 
 void dap_req_continue(struct dap *d, struct dap_req *r)
@@ -118,7 +153,7 @@ void dap_req_continue(struct dap *d, struct dap_req *r)
 
 	if (thread_arg(d, r, 0, &tid) < 0)
 		return;
-	resumed(d, r, dap_resume(d, DAP_RUN_CONT, tid, "pause", NULL));
+	start(d, r, DAP_PLAN_CONT, tid, "pause");
 }
 
 void dap_req_reverse_continue(struct dap *d, struct dap_req *r)
@@ -127,73 +162,114 @@ void dap_req_reverse_continue(struct dap *d, struct dap_req *r)
 
 	if (thread_arg(d, r, 0, &tid) < 0)
 		return;
-	resumed(d, r, dap_resume(d, DAP_RUN_REVERSE, tid, "pause", NULL));
+	start(d, r, DAP_PLAN_RCONT, tid, "pause");
 }
 
-void dap_req_step_in(struct dap *d, struct dap_req *r)
+/* A step request: KIND by line, INSN by instruction (none: refused). */
+static void step(struct dap *d, struct dap_req *r, enum dap_plan_kind kind, enum dap_plan_kind insn)
 {
-	int tid;
+	int tid, g;
 
-	if (thread_arg(d, r, 1, &tid) < 0 || !by_instruction(d, r))
+	/* (reverseStepOut is a custom request: its thread is the stopped
+	 * one unless it names another) */
+	if (thread_arg(d, r, kind != DAP_PLAN_BACK_OUT, &tid) < 0 || (g = by_instruction(d, r)) < 0)
 		return;
-	dap_respond(d, r, NULL);
-	if (dap_resume(d, DAP_RUN_STEP, tid, "step", NULL) < 0)
-		dap_lost(d, "the replay stopped answering");
-}
-
-void dap_req_step_back(struct dap *d, struct dap_req *r)
-{
-	int tid;
-
-	if (thread_arg(d, r, 1, &tid) < 0 || !by_instruction(d, r))
-		return;
-	dap_respond(d, r, NULL);
-	if (dap_resume(d, DAP_RUN_BSTEP, tid, "step", NULL) < 0)
-		dap_lost(d, "the replay stopped answering");
+	start(d, r, g && insn != DAP_PLAN_NONE ? insn : kind, tid, "step");
 }
 
 void dap_req_next(struct dap *d, struct dap_req *r)
 {
-	uint8_t insn[16];
-	uint64_t pc;
-	int tid, n = 0, err;
-
-	if (thread_arg(d, r, 1, &tid) < 0 || !by_instruction(d, r))
-		return;
-	err = dap_read_regs(d, tid);
-	if (err) {
-		dap_fail(d, r, "next: cannot read the registers of thread %d: %s", tid,
-			 hm_strerror(err));
-		return;
-	}
-	pc = dap_reg(d, REG_RIP);
-	for (size_t len = sizeof(insn); len && !n; len /= 2) {
-		if (dap_read_mem(d, pc, insn, len) == 0) {
-			n = dap_disasm_is_call(insn, len);
-			break;
-		}
-	}
-	dap_respond(d, r, NULL);
-	if (!n) {
-		err = dap_resume(d, DAP_RUN_STEP, tid, "step", NULL);
-	} else {
-		/* over the call: to its return address, with the stack as now */
-		d->over_addr = pc + (uint64_t)n;
-		d->over_sp = dap_reg(d, REG_RSP);
-		d->over_temp = 1;
-		for (size_t i = 0; i < d->nibps; i++)
-			d->over_temp = d->over_temp && d->ibps[i].addr != d->over_addr;
-		err = dap_resume(d, DAP_RUN_OVER, tid, "step", NULL);
-	}
-	if (err < 0)
-		dap_lost(d, "the replay stopped answering");
+	step(d, r, DAP_PLAN_NEXT, DAP_PLAN_NEXTI);
 }
 
+void dap_req_step_in(struct dap *d, struct dap_req *r)
+{
+	step(d, r, DAP_PLAN_IN, DAP_PLAN_STEPI);
+}
+
+void dap_req_step_back(struct dap *d, struct dap_req *r)
+{
+	step(d, r, DAP_PLAN_BACK, DAP_PLAN_BSTEPI);
+}
+
+/* (by frames whatever the granularity) */
 void dap_req_step_out(struct dap *d, struct dap_req *r)
 {
-	dap_fail(d, r,
-		 "stepOut: needs the caller's frame (unwinding), which hermit-dap does not have "
-		 "yet: set an instruction breakpoint at the return address");
+	step(d, r, DAP_PLAN_OUT, DAP_PLAN_NONE);
+}
+
+void dap_req_reverse_step_out(struct dap *d, struct dap_req *r)
+{
+	step(d, r, DAP_PLAN_BACK_OUT, DAP_PLAN_NONE);
+}
+
+/* ---- gotoTargets, goto ---- */
+
+void dap_req_goto_targets(struct dap *d, struct dap_req *r)
+{
+	const cJSON *src = r->args ? cJSON_GetObjectItemCaseSensitive(r->args, "source") : NULL;
+	const cJSON *path = src ? cJSON_GetObjectItemCaseSensitive(src, "path") : NULL;
+	uint64_t addrs[DAP_LBP_ADDRS];
+	unsigned moved = 0;
+	int64_t line;
+	cJSON *b, *arr;
+	int n;
+
+	if (dap_arg_num(d, r, "line", 1, &line) < 0)
+		return;
+	if (!cJSON_IsObject(src) || !cJSON_IsString(path)) {
+		dap_fail(d, r, "gotoTargets: the argument 'source' needs a 'path' string");
+		return;
+	}
+	if (line < 1 || line > 1000000000 || !d->src ||
+	    (n = dap_source_line_addrs(d->src, path->valuestring, (unsigned)line, addrs,
+				       DAP_LBP_ADDRS, &moved)) <= 0) {
+		dap_fail(d, r, "gotoTargets: no code at or after line %" PRId64 " of '%s'", line,
+			 path->valuestring);
+		return;
+	}
+	b = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(b, "targets");
+	for (int reverse = 0; reverse < 2; reverse++) {
+		struct dap_goto_target *g = &d->gotos[d->ngotos++ % 8];
+		cJSON *t = cJSON_CreateObject();
+		char label[96], ref[32];
+
+		g->id = d->next_id++;
+		g->reverse = reverse;
+		g->naddrs = (size_t)n < DAP_LBP_ADDRS ? (size_t)n : DAP_LBP_ADDRS;
+		memcpy(g->addrs, addrs, g->naddrs * sizeof(addrs[0]));
+		snprintf(label, sizeof(label), "%s execution of line %u",
+			 reverse ? "previous" : "next", moved);
+		snprintf(ref, sizeof(ref), "0x%" PRIx64, addrs[0]);
+		cJSON_AddNumberToObject(t, "id", g->id);
+		cJSON_AddStringToObject(t, "label", label);
+		cJSON_AddNumberToObject(t, "line", moved);
+		cJSON_AddStringToObject(t, "instructionPointerReference", ref);
+		cJSON_AddItemToArray(arr, t);
+	}
+	dap_respond(d, r, b);
+}
+
+void dap_req_goto(struct dap *d, struct dap_req *r)
+{
+	int64_t id;
+	int tid;
+
+	if (thread_arg(d, r, 1, &tid) < 0 || dap_arg_num(d, r, "targetId", 1, &id) < 0)
+		return;
+	for (size_t i = 0; i < 8 && i < d->ngotos; i++) {
+		struct dap_goto_target *g = &d->gotos[i];
+
+		if (g->id != id)
+			continue;
+		memcpy(d->plan.temps, g->addrs, g->naddrs * sizeof(g->addrs[0]));
+		d->plan.ntemps = g->naddrs;
+		d->plan.reverse = g->reverse;
+		start(d, r, DAP_PLAN_GOTO, tid, "goto");
+		return;
+	}
+	dap_fail(d, r, "goto: no target %" PRId64 " (ask gotoTargets again)", id);
 }
 
 void dap_req_pause(struct dap *d, struct dap_req *r)
@@ -207,6 +283,7 @@ void dap_req_pause(struct dap *d, struct dap_req *r)
 		}
 		d->run_reason = "pause";
 		d->run_desc = NULL;
+		d->plan.paused = 1;
 	}
 	dap_respond(d, r, NULL);
 }
@@ -305,7 +382,6 @@ void dap_stopped(struct dap *d, const struct dap_stop *st)
 {
 	enum dap_run how = d->run;
 	const char *reason = d->run_reason ? d->run_reason : "pause", *desc = d->run_desc;
-	struct dap_stop plain;
 	char text[256];
 	int ids[64];
 	size_t n = 0;
@@ -315,6 +391,8 @@ void dap_stopped(struct dap *d, const struct dap_stop *st)
 	if (st->kind != DAP_STOP_SIGNAL) {
 		cJSON *b = cJSON_CreateObject();
 
+		d->plan.kind = DAP_PLAN_NONE;
+		d->plan.ntemps = 0;
 		cJSON_AddNumberToObject(b, "exitCode",
 					st->kind == DAP_STOP_EXITED ? st->status : 128 + st->sig);
 		dap_event(d, "exited", b);
@@ -327,82 +405,33 @@ void dap_stopped(struct dap *d, const struct dap_stop *st)
 	if (st->tid > 0)
 		d->tid = st->tid;
 	dap_forget_stop(d);
+	if (how != DAP_RUN_QUERY) {
+		/* a resume that no plan started (configurationDone's) */
+		if (d->plan.kind == DAP_PLAN_NONE) {
+			d->plan = (struct dap_plan){
+				.kind = how == DAP_RUN_REVERSE ? DAP_PLAN_RCONT
+					: how == DAP_RUN_STEP  ? DAP_PLAN_STEPI
+					: how == DAP_RUN_BSTEP ? DAP_PLAN_BSTEPI
+							       : DAP_PLAN_CONT,
+				.tid = d->run_tid,
+				.leg = how,
+				.reason = reason,
+				.desc = desc,
+			};
+		}
+		if (dap_plan_stopped(d, st, &reason, &desc, text, sizeof(text), ids, &n))
+			return; /* on to the plan's next leg */
+	} else if (st->why == DAP_WHY_BEGIN || st->why == DAP_WHY_END) {
+		reason = st->why == DAP_WHY_BEGIN ? "start of recording" : "end of recording";
+	}
+	if (d->ended)
+		return;
+	d->at_end = st->why == DAP_WHY_END;
 	dap_update_threads(d, 1);
-	if (how == DAP_RUN_OVER) {
-		int there = st->why == DAP_WHY_SWBREAK && dap_read_regs(d, d->tid) == 0 &&
-			    dap_reg(d, REG_RIP) == d->over_addr;
-
-		if (there && (d->tid != d->run_tid || dap_reg(d, REG_RSP) <= d->over_sp - 8)) {
-			/* another thread, or a deeper call, passing by */
-			if (dap_resume(d, DAP_RUN_OVER, d->run_tid, reason, desc) < 0)
-				dap_lost(d, "the replay stopped answering");
-			return;
-		}
-		d->over_temp = 0; /* (dap_bp_sync takes it out) */
-		d->over_addr = 0;
-		if (there) { /* a step, not a breakpoint */
-			plain = (struct dap_stop){ .kind = DAP_STOP_SIGNAL,
-						   .sig = 5,
-						   .tid = d->tid };
-			st = &plain;
-		}
-	}
+	/* lines of libraries loaded since, and after a restart or goto */
+	if (d->nlbps && dap_refresh_modules(d, d->tid) == 0)
+		dap_bp_resolve_lines(d, 1);
 	dap_bp_sync(d);
-	if (st->why == DAP_WHY_BEGIN) {
-		reason = "start of recording";
-		desc = "the start of the recording: nothing ran before";
-	} else if (st->why == DAP_WHY_END) {
-		reason = "end of recording";
-		desc = "the end of the recording: nothing runs after";
-	} else if ((st->why == DAP_WHY_SWBREAK || st->why == DAP_WHY_HWBREAK) &&
-		   how != DAP_RUN_STEP && how != DAP_RUN_BSTEP) {
-		/* (a step that ends on a breakpoint is a step) */
-		int func = 0, here = 0;
-
-		if (dap_read_regs(d, d->tid) == 0) {
-			uint64_t pc = dap_reg(d, REG_RIP);
-
-			for (size_t i = 0; i < d->nibps && n < 64; i++) {
-				if (d->ibps[i].addr != pc || !d->ibps[i].verified)
-					continue;
-				here = 1;
-				/* (each counts its hit, whichever stops) */
-				if (!dap_bp_should_stop(d, &d->ibps[i].cond))
-					continue;
-				ids[n++] = d->ibps[i].id;
-				func = d->ibps[i].func;
-			}
-		}
-		if (n) {
-			reason = func ? "function breakpoint" : "instruction breakpoint";
-		} else if (here && how != DAP_RUN_QUERY) {
-			/* the client's breakpoints, whose conditions do not
-			 * hold: on, the way the run was going */
-			if (dap_resume(d, how, d->run_tid, d->run_reason, d->run_desc) < 0)
-				dap_lost(d, "the replay stopped answering");
-			return;
-		}
-	} else if (st->why == DAP_WHY_WATCH || st->why == DAP_WHY_RWATCH ||
-		   st->why == DAP_WHY_AWATCH) {
-		n = dap_bp_watch_hits(d, st, how == DAP_RUN_REVERSE || how == DAP_RUN_BSTEP, ids,
-				      64, text, sizeof(text));
-		if (n) {
-			reason = "data breakpoint";
-			desc = text;
-		} else if (how == DAP_RUN_CONT || how == DAP_RUN_REVERSE) {
-			/* a watched word's other bytes: not the client's */
-			if (dap_resume(d, how, d->run_tid, d->run_reason, d->run_desc) < 0)
-				dap_lost(d, "the replay stopped answering");
-			return;
-		}
-	} else if (st->sig == 2) {
-		reason = "pause";
-		desc = NULL;
-	} else if (st->sig != 5 && st->sig != 0) {
-		snprintf(text, sizeof(text), "signal %d", st->sig);
-		reason = "exception";
-		desc = text;
-	}
 	dap_bp_snapshot(d);
 	report(d, reason, desc, ids, n);
 }

@@ -51,9 +51,24 @@ async function pickRecording() {
 	return item ? item.label : undefined;
 }
 
+// The custom request reverseStepOut (docs/dap.md): back to the call of
+// the current function, in the thread the debugger stands in.
+async function reverseStepOut() {
+	const session = vscode.debug.activeDebugSession;
+	const item = vscode.debug.activeStackItem;
+	if (!session || session.type !== 'hermit') return;
+	const threadId = item && item.threadId !== undefined ? item.threadId : undefined;
+	try {
+		await session.customRequest('reverseStepOut', threadId !== undefined ? { threadId } : {});
+	} catch (e) {
+		vscode.window.showErrorMessage(`Hermit: reverse step out: ${e.message || e}`);
+	}
+}
+
 function activate(context) {
 	context.subscriptions.push(
 		vscode.commands.registerCommand('hermit.pickRecording', pickRecording),
+		vscode.commands.registerCommand('hermit.reverseStepOut', reverseStepOut),
 		vscode.debug.registerDebugAdapterDescriptorFactory('hermit', {
 			createDebugAdapterDescriptor() {
 				return new vscode.DebugAdapterExecutable(setting('dapPath', 'hermit-dap'), []);

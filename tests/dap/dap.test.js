@@ -129,7 +129,7 @@ test('instruction breakpoints, steps by instruction both ways, reverseContinue',
 		st = await stopAfter(dc, dc.stepBackRequest({ threadId: t, granularity: 'instruction' }));
 		assert.equal(st.reason, 'step');
 		assert.equal(await pc(dc, t), SYM.bump, 'stepBack returns to the previous pc');
-		await assert.rejects(dc.stepInRequest({ threadId: t }), /by instruction/);
+		await assert.rejects(dc.stepInRequest({ threadId: t, granularity: 'word' }), /no granularity 'word'/);
 
 		// the second hit, then back to the first, then the start
 		st = await stopAfter(dc, dc.continueRequest({ threadId: t }));
