@@ -303,6 +303,11 @@ static int take_state(struct dbg *d, int fd, uint64_t frames)
 	d->hits.cap = n + 1;
 	d->rsp = mine.rsp;
 	rsp_session_load(d->rsp, rsp);
+	/* (its pointer is the other process's: a WFIND's counts start here,
+	 * at its anchor or before it) */
+	d->wsteps = mine.wsteps;
+	d->nwsteps = mine.nwsteps;
+	replay_dbg_wsteps_reset(d);
 	free(rsp);
 	uint64_t live_frames[MAX_HOLDERS];
 	int live_fds[MAX_HOLDERS];

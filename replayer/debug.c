@@ -211,7 +211,6 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 			if (d->wps[i].type == type && d->wps[i].addr == addr) {
 				if (!insert)
 					d->wps[i].type = 0;
-				replay_dbg_set_watchpoints(d);
 				return 0;
 			}
 			if (!d->wps[i].type && free_slot < 0)
@@ -226,7 +225,6 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 		d->wps[free_slot].len = kind;
 		d->wps[free_slot].type = type;
 		d->wps[free_slot].gen = d->gen;
-		replay_dbg_set_watchpoints(d);
 		return 0;
 	}
 	b = replay_dbg_bp_find(d, addr);
@@ -597,7 +595,6 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 	d->interrupt = 0; /* any stop answers a Ctrl-C */
 	replay_dbg_target_bp(d, 0);
 	replay_dbg_insert_bps(d);
-	replay_dbg_set_watchpoints(d);
 	if (d->arrive_reason) {
 		/* a reverse-continue that found a write stops before it */
 		d->reason = d->arrive_reason;
@@ -689,8 +686,6 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));
-	for (int i = 0; i < 4; i++)
-		d.dr_wp[i] = -1;
 	d.rc = rc;
 	replay_cp_init(&d, life_fd, news_fd);
 	d.fd = accept_owner(listen_fd);

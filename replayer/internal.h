@@ -89,12 +89,11 @@ enum mode {
 		 * for reads, through every interval from `target` to `wbound` */
 };
 
-#define MAX_BPS	   256
+#define MAX_BPS 256
 /* Watchpoints gdb may set: each is a Z2-Z4 of at most 8 aligned bytes
- * (gdb splits a larger object). Only writes fit x86's four debug
- * registers; the rest, and all where the host ignores them, are watched by
- * single steps, so their number is not the hardware's. */
-#define MAX_WPS 64
+ * (gdb splits a larger object), watched by single steps (watch.c), so
+ * their number is not the debug registers'. */
+#define MAX_WPS	   64
 #define MAX_COUNTS 256
 
 struct bp {
@@ -144,20 +143,19 @@ struct dbg {
 		uint64_t addr;
 		int len, type; /* type 2 write, 3 read, 4 access */
 		uint64_t gen;  /* its program, as a breakpoint's */
-	} wps[MAX_WPS]; /* type 0: a free slot */
-	int dr_wp[4];	/* the watchpoint each debug register holds, or -1 */
-	int reason; /* of the stop: RSP_REASON_* */
+	} wps[MAX_WPS];	       /* type 0: a free slot */
+	int reason;	       /* of the stop: RSP_REASON_* */
 	uint64_t watch_addr;
 
-	struct pos cur;	  /* where the replay is stopped */
-	uint64_t moves;	  /* changes of `cur` so far: the order of positions */
-	uint64_t conts;	  /* continues gdb asked for so far */
-	struct hits hits; /* breakpoint hits of this replay (hits.c) */
-	uint64_t frames;  /* frames taken so far in this replay */
-	uint64_t gen;	  /* the debugged process's execs so far in this replay (the
+	struct pos cur;	     /* where the replay is stopped */
+	uint64_t moves;	     /* changes of `cur` so far: the order of positions */
+	uint64_t conts;	     /* continues gdb asked for so far */
+	struct hits hits;    /* breakpoint hits of this replay (hits.c) */
+	uint64_t frames;     /* frames taken so far in this replay */
+	uint64_t gen;	     /* the debugged process's execs so far in this replay (the
 			   * first, at the start, not counted): its program */
-	uint64_t execs;	  /* of those, since frame `frames` */
-	int exec_index;	  /* the task that made the last one, */
+	uint64_t execs;	     /* of those, since frame `frames` */
+	int exec_index;	     /* the task that made the last one, */
 	uint64_t exec_ticks; /* and its ticks then */
 	uint64_t gdb_gen;    /* the program gdb has loaded: the `gen` of the last
 			      * exec it was told of (0: the first program) */
@@ -174,15 +172,15 @@ struct dbg {
 	int tick_met;	     /* an AT_TICK target's tick stop came */
 	struct pos last_hit; /* SCAN: the last hit before the target */
 	int have_hit;
-	uint64_t pred_pc;   /* PRED: the call (or jmp) right before the trap */
-	uint64_t pred_slot; /* PRED: where its pointer to the trap is (0: direct) */
-	struct pos pred;    /* PRED: its last pass so far */
-	uint64_t pred_next; /* PRED: the trap's nth, if the pass after it is the trap */
-	uint64_t counted;   /* COUNT: steps so far */
-	uint64_t pc_seen;   /* COUNT: passes at the target's pc */
-	int begin;	    /* the stop is at the start, reached backwards */
-	int over;	    /* stepping off a breakpoint: 1 to go on after, 2 to stop */
-	int wstep;	    /* continuing by single steps to watch memory */
+	uint64_t pred_pc;	  /* PRED: the call (or jmp) right before the trap */
+	uint64_t pred_slot;	  /* PRED: where its pointer to the trap is (0: direct) */
+	struct pos pred;	  /* PRED: its last pass so far */
+	uint64_t pred_next;	  /* PRED: the trap's nth, if the pass after it is the trap */
+	uint64_t counted;	  /* COUNT: steps so far */
+	uint64_t pc_seen;	  /* COUNT: passes at the target's pc */
+	int begin;		  /* the stop is at the start, reached backwards */
+	int over;		  /* stepping off a breakpoint: 1 to go on after, 2 to stop */
+	int wstep;		  /* continuing by single steps to watch memory */
 	uint8_t wold[MAX_WPS][8]; /* the watched bytes as last seen */
 	/* reverse-continue with watchpoints: a SCAN notes the last event
 	 * interval in which watched bytes changed, a WFIND steps through it */
@@ -194,8 +192,17 @@ struct dbg {
 	struct pos wbound;    /* WFIND: where to stop looking (the scan's target) */
 	struct pos wprev_hit; /* WFIND: the scan's last hit, if any */
 	int wprev_have;
-	int wend;	      /* WFIND: the interval's next event came */
-	int wtask;	      /* WFIND: the task whose steps `counted` counts */
+	int wend;  /* WFIND: the interval's next event came */
+	int wtask; /* WFIND: the task of the stop it is at */
+	/* WFIND: per task index, the steps it was sent on since the
+	 * interval's start (all of them taken once its last step trapped): a
+	 * task may run in several stretches between two events (it waits in
+	 * a call, another runs), and its positions count its steps over all
+	 * of them, as a seek replays them (TO_POS steps it alone). */
+	uint64_t *wsteps;
+	size_t nwsteps;
+	int trapped;	      /* 1 + the index of the task whose step just trapped (0: none) */
+	int step_trap;	      /* the stop is that task's, after its step */
 	int wbound_hit;	      /* WFIND: the bound's anchor was passed */
 	uint64_t wbound_left; /* WFIND: steps from there to the bound */
 	struct pos wfound;    /* WFIND: the last write, read or pass found so far */
@@ -225,8 +232,6 @@ struct dbg {
 	struct bp copy_bps[MAX_BPS]; /* a holder: the breakpoints in its copy's memory */
 	size_t ncopy_bps;
 };
-
-#define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
 
 /* ---- debug.c: serving gdb ---- */
 
@@ -268,17 +273,12 @@ enum rec_dbg_go replay_dbg_go_on(struct dbg *d, pid_t tid, int step);
 
 /* ---- watch.c: watchpoints ---- */
 
-void replay_dbg_set_watchpoints(struct dbg *d);
 /* Whether gdb set a watchpoint. */
 int replay_dbg_watching(const struct dbg *d);
 /* Note the watched bytes as they are now. */
 void replay_dbg_watch_snapshot(struct dbg *d);
 int replay_dbg_watch_changed(struct dbg *d);
-/* Whether a write watchpoint is set (the only kind in the debug
- * registers). */
-int replay_dbg_dr_watching(const struct dbg *d);
-/* Whether gdb set a read or an access watchpoint: then reads count too,
- * and only steps see them. */
+/* Whether gdb set a read or an access watchpoint: then reads count too. */
 int replay_dbg_reading(const struct dbg *d);
 /* Task TID, stopped with registers R, is stepped next: note whether its
  * instruction reads or touches a watched location. */
@@ -291,6 +291,8 @@ int replay_dbg_watch_passed(struct dbg *d, pid_t tid);
  * 2, 4... more each time nothing was found). */
 void replay_dbg_search_reads(struct dbg *d, const struct pos *bound, uint64_t chunk);
 void replay_dbg_scan_watch(struct dbg *d);
+/* WFIND: no task has taken a step in the interval yet. */
+void replay_dbg_wsteps_reset(struct dbg *d);
 enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *st);
 
 /* ---- seek.c: positions, seeking, the recorder's hooks ---- */

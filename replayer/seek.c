@@ -36,7 +36,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -151,11 +150,21 @@ void replay_dbg_when(struct dbg *d, char *out, size_t size)
 
 void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 {
+	if (hm_log_enabled(HM_LOG_DEBUG)) {
+		static const char *const names[] = { "go",	   "go to", "search to",
+						     "count from", "end",   "find the call from",
+						     "step from" };
+		char at[160];
+
+		replay_dbg_describe(target, at, sizeof(at));
+		hm_debug("debugger: %s %s%s", names[mode], at, target->by_task ? " (by task)" : "");
+	}
 	d->mode = mode;
 	d->target = *target;
 	d->anchored = 0;
 	d->have_hit = 0;
 	d->counted = d->pc_seen = 0;
+	replay_dbg_wsteps_reset(d);
 	d->steps_left = 0;
 	d->rerun = 1;
 	d->arrive_reason = 0;
@@ -442,7 +451,12 @@ static enum rec_dbg_go others_first(struct dbg *d, const struct rec_dbg_stop *st
 enum rec_dbg_go replay_dbg_stopped(void *ctx, const struct rec_dbg_stop *st)
 {
 	struct dbg *d = ctx;
-	enum rec_dbg_go go = stopped(d, st);
+	enum rec_dbg_go go;
+
+	/* (a stop that follows the task's step, not its resume after others ran) */
+	d->step_trap = d->trapped == st->index + 1;
+	d->trapped = 0;
+	go = stopped(d, st);
 
 	/* A seek: from a checkpoint, when one comes before its target. */
 	if (go == REC_DBG_KILL && d->rerun && !d->quit)
@@ -459,10 +473,8 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		d->ops.pid = replay_dbg_vtid_of(st);
 	/* A new replay's process gets the breakpoints as soon as it can, so
 	 * that hits are counted as they were (not while stepping to a target). */
-	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored) {
+	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored)
 		replay_dbg_insert_bps(d);
-		replay_dbg_set_watchpoints(d);
-	}
 	if (d->wsnap_due && d->tgid) {
 		replay_dbg_watch_snapshot(d);
 		d->wsnap_due = 0;
@@ -718,34 +730,33 @@ static struct pos trap_pos(struct dbg *d, int index, uint64_t pc, const struct r
 			     .execs = d->execs };
 }
 
+static int trap(struct dbg *d, pid_t tid, pid_t tgid, int index, int stepping,
+		const struct rec_dbg_ticks *tk);
+
 int replay_dbg_trap(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
 		    const struct rec_dbg_ticks *tk)
 {
 	struct dbg *d = ctx;
+	int got = trap(d, tid, tgid, index, stepping, tk);
+
+	if (stepping && (got == 1 || got == 3))
+		d->trapped = index + 1; /* the stop, if one comes, ends its step */
+	return got;
+}
+
+static int trap(struct dbg *d, pid_t tid, pid_t tgid, int index, int stepping,
+		const struct rec_dbg_ticks *tk)
+{
 	struct user_regs_struct r;
-	unsigned long dr6;
 	struct bp *b;
 
 	if (tgid != d->tgid || tracer_get_regs(tid, &r) < 0)
 		return stepping;
-	/* (only write watchpoints are in the debug registers: without one,
-	 * no trap is theirs, and a step saves the call) */
-	dr6 = replay_dbg_dr_watching(d)
-		      ? (unsigned long)ptrace(PTRACE_PEEKUSER, tid, (void *)DR_OFFSET(6), NULL)
-		      : 0;
 	b = replay_dbg_bp_at(d, r.rip - 1);
 	if (b && b->inserted && !stepping) {
 		r.rip--;
 		tracer_set_regs(tid, &r);
 		d->reason = RSP_REASON_SWBREAK;
-	} else if (dr6 & 0xf) {
-		int i = d->dr_wp[__builtin_ctzl(dr6 & 0xf)];
-
-		ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(6), (void *)0);
-		if (i < 0 || d->wps[i].type != 2)
-			return 0; /* (only writes are in the debug registers) */
-		d->reason = RSP_REASON_WATCH;
-		d->watch_addr = d->wps[i].addr;
 	} else if (stepping && d->wstep) {
 		struct bp *at = replay_dbg_bp_at(d, r.rip);
 
@@ -939,8 +950,8 @@ int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping
 			       .ticks = tk->now };
 	moved(d);
 	replay_hits_add(&d->hits, &d->cur, d->moves); /* a floor (hits.c) */
-	hm_debug("debugger: task %d exec'd (event %" PRIu64 ", exec %" PRIu64 ")", index,
-		 d->frames, d->execs);
+	hm_debug("debugger: task %d exec'd (event %" PRIu64 ", exec %" PRIu64 ")", index, d->frames,
+		 d->execs);
 	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored)
 		replay_dbg_insert_bps(d);
 	replay_dbg_watch_snapshot(d); /* (the exec is no write) */
@@ -970,7 +981,7 @@ int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping
 		if (d->anchored) {
 			/* nothing before it counts either, and steps count from it */
 			d->wfrom = d->cur;
-			d->counted = 0;
+			replay_dbg_wsteps_reset(d);
 			d->pc_seen = 0;
 			d->wfound = d->cur;
 			d->wfound_kind = RSP_REASON_SWBREAK; /* (named as a pass) */

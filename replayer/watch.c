@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gdb's watchpoints in a replay (internal.h): in the debug registers, and by
- * single steps where those have no effect; and for a reverse-continue, the
- * search (WFIND) through the event interval in which a watched location
- * last changed for the instruction that wrote it.
+ * gdb's watchpoints in a replay (internal.h), by single steps; and for a
+ * reverse-continue, the search (WFIND) through the event interval in which
+ * a watched location last changed for the instruction that wrote it.
  *
- * Read and access watchpoints go by steps only: before each step the
- * instruction about to run is decoded (dwarf/access.c) for the memory it
- * reads and writes. x86's debug registers cannot tell a read from a write,
- * and this VM's hypervisor ignores them anyway. Forwards, the stop comes
+ * The debug registers are not used: some hypervisors ignore them (this
+ * VM's does), and where they work, their traps named a stop by the trap
+ * count at an address that a seek, stepping one task while others ran
+ * free, did not count the same way (a reverse-continue then went to the
+ * wrong instance). Steps see every write, on every host.
+ *
+ * Read and access watchpoints: before each step the instruction about to
+ * run is decoded (dwarf/access.c) for the memory it reads and writes.
+ * Forwards, the stop comes
  * after the reading instruction, as a debug register's trap would;
  * backwards, before it, as a write's does. A read leaves nothing a scan of
  * events could compare, so a reverse-continue steps through every
@@ -19,7 +23,6 @@
 
 #include <inttypes.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/types.h>
 
 #include "common/common.h"
@@ -27,47 +30,10 @@
 #include "internal.h"
 #include "tracer/tracer.h"
 
-/* The first four write watchpoints into every thread's debug registers
- * (DR0-3, DR7); d->dr_wp says which is where. */
-void replay_dbg_set_watchpoints(struct dbg *d)
-{
-	unsigned long dr7 = 0;
-	uint64_t addr[4] = { 0 };
-	int n = 0;
-
-	for (int i = 0; i < MAX_WPS && n < 4; i++) {
-		static const unsigned long len[] = { 0, 0, 1, 0, 3, 0, 0, 0, 2 };
-
-		/* Writes only (R/W 01): reads go by steps, since x86 has no
-		 * read-only condition and an access trap takes a read for a
-		 * write. */
-		if (d->wps[i].type != 2)
-			continue;
-		d->dr_wp[n] = i;
-		addr[n] = d->wps[i].addr;
-		dr7 |= 1ul << (2 * n);
-		dr7 |= 1ul << (16 + 4 * n);
-		dr7 |= len[d->wps[i].len <= 8 ? d->wps[i].len : 8] << (18 + 4 * n);
-		n++;
-	}
-	for (int k = n; k < 4; k++)
-		d->dr_wp[k] = -1;
-	for (size_t t = 0; d->stop && t < d->stop->nthreads; t++) {
-		pid_t tid = d->stop->threads[t].tid;
-
-		if (d->stop->threads[t].tgid != d->tgid)
-			continue;
-		for (int i = 0; i < 4; i++)
-			ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(i), (void *)addr[i]);
-		ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFFSET(7), (void *)dr7);
-	}
-}
-
 /*
- * Software watchpoints. Where the host gives ptrace's debug registers no
- * effect (this VM's hypervisor ignores DR7), a continue with a watchpoint
- * set goes by single steps and compares the watched bytes after each one
- * (and after each event: a syscall may write them). Slow, but exact.
+ * A continue with a watchpoint set goes by single steps and compares the
+ * watched bytes after each one (and after each event: a syscall may write
+ * them). Slow, but exact.
  */
 /* Whether a watchpoint of a type in TYPES (bit 1 << type) is set. */
 static int watching_for(const struct dbg *d, unsigned types)
@@ -110,11 +76,6 @@ int replay_dbg_watch_changed(struct dbg *d)
 		return 1;
 	}
 	return 0;
-}
-
-int replay_dbg_dr_watching(const struct dbg *d)
-{
-	return watching_for(d, 1u << 2);
 }
 
 int replay_dbg_reading(const struct dbg *d)
@@ -255,9 +216,32 @@ static void finish_wfind(struct dbg *d)
 	}
 }
 
+/* WFIND: task INDEX's steps since the interval's start. */
+static uint64_t *wsteps(struct dbg *d, int index)
+{
+	if (index < 0)
+		index = 0;
+	if ((size_t)index >= d->nwsteps) {
+		size_t n = (size_t)index + 16;
+
+		d->wsteps = xrealloc(d->wsteps, n * sizeof(*d->wsteps));
+		memset(d->wsteps + d->nwsteps, 0, (n - d->nwsteps) * sizeof(*d->wsteps));
+		d->nwsteps = n;
+	}
+	return &d->wsteps[index];
+}
+
+void replay_dbg_wsteps_reset(struct dbg *d)
+{
+	if (d->nwsteps)
+		memset(d->wsteps, 0, d->nwsteps * sizeof(*d->wsteps));
+}
+
 /* Whether the WFIND steps reached the scan's target, when that is inside
- * the interval (else its next event or the exit ends the search). */
-static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
+ * the interval (else its next event or the exit ends the search), at a
+ * stop of task st->index that is STEPS of its steps after the interval's
+ * start. */
+static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st, uint64_t steps)
 {
 	const struct pos *b = &d->wbound;
 
@@ -267,28 +251,35 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
 	if (d->wmulti && b->anchor != AT_EXIT && d->frames > b->frames)
 		return 1;
 	if (b->anchor == AT_TICK) {
-		/* its task at the site it stopped on, with the ticks it had */
+		/* its task at the site it stopped on, with the ticks it had;
+		 * then that task's steps */
+		if (st->index != b->index)
+			return 0;
 		for (size_t i = 0; !d->wbound_hit && i < st->nthreads; i++) {
-			if (st->threads[i].index == b->index && st->index == b->index &&
-			    st->threads[i].ticks == b->ticks && replay_dbg_pc_of(st->tid) == b->pc) {
+			if (st->threads[i].index == b->index && st->threads[i].ticks == b->ticks &&
+			    replay_dbg_pc_of(st->tid) == b->pc) {
 				d->wbound_hit = 1;
 				d->wbound_left = b->steps;
+				return !d->wbound_left;
 			}
 		}
-		return d->wbound_hit && d->wbound_left-- == 0;
+		return d->wbound_hit && --d->wbound_left == 0;
 	}
 	if (b->anchor != AT_TRAP)
 		return b->anchor == d->wfrom.anchor && b->frames == d->wfrom.frames &&
 		       b->execs == d->wfrom.execs &&
-		       (!b->steps || (d->wtask == b->index && d->counted == b->steps));
-	if (b->frames != d->wfrom.frames || b->execs != d->wfrom.execs)
+		       (b->by_task || b->steps ? st->index == b->index && steps == b->steps : 1);
+	if (b->frames != d->wfrom.frames || b->execs != d->wfrom.execs || st->index != b->index)
 		return 0;
-	if (!d->wbound_hit && st->index == b->index && replay_dbg_pc_of(st->tid) == b->pc &&
-	    ++d->pc_seen == b->nth) {
-		d->wbound_hit = 1;
-		d->wbound_left = b->steps;
+	if (!d->wbound_hit) {
+		if (replay_dbg_pc_of(st->tid) == b->pc && ++d->pc_seen == b->nth) {
+			d->wbound_hit = 1;
+			d->wbound_left = b->steps;
+			return !d->wbound_left;
+		}
+		return 0;
 	}
-	return d->wbound_hit && d->wbound_left-- == 0;
+	return --d->wbound_left == 0;
 }
 
 /*
@@ -304,7 +295,7 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st)
  * the target or the exit, through every event before.
  */
 /* WFIND: the last access so far is STEPS of the current task after the
- * interval's event, of KIND at ADDR. */
+ * interval's start, of KIND at ADDR. */
 static void found(struct dbg *d, uint64_t steps, int kind, uint64_t addr)
 {
 	d->wfound = d->wfrom;
@@ -319,24 +310,32 @@ enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *
 {
 	struct user_regs_struct r;
 	int have_regs = tracer_get_regs(st->tid, &r) == 0, end, reason;
-	uint64_t pc = have_regs ? r.rip : 0, addr;
+	uint64_t pc = have_regs ? r.rip : 0, addr, *n = wsteps(d, st->index);
+	/* A stop of a task before its step trapped: it is resumed after it
+	 * waited (in a call, or preempted) while others ran, its step still
+	 * under way, and no position of its own (a seek steps it alone and
+	 * never stops here). */
+	int flying = !d->step_trap && *n > 0;
 
-	if (d->counted && replay_dbg_watch_changed(d))
-		found(d, d->counted - 1, d->reason, d->watch_addr); /* a write, or an access */
+	/* A change since the last stop: the step just taken wrote it, or
+	 * the kernel did in the call a step made (the task's own, taken or
+	 * under way); before a task's first step in the interval, nothing
+	 * of its own did. */
+	d->wtask = st->index;
+	if (*n && replay_dbg_watch_changed(d))
+		found(d, *n - 1, d->reason, d->watch_addr); /* a write, or an access */
+	else if (!*n)
+		replay_dbg_watch_snapshot(d);
 	if (d->wmulti && d->frames != d->wfrom.frames) {
 		/* an event passed: positions count from it now */
 		d->wfrom = (struct pos){ .anchor = d->frames ? AT_EVENT : AT_START,
 					 .frames = d->frames };
-		d->counted = 0;
+		replay_dbg_wsteps_reset(d);
+		flying = 0;
 	}
-	if (!d->counted || st->index != d->wtask) {
-		/* the first stop of this task in the interval: what changed
-		 * before (the kernel, in a syscall) is no step's write */
-		d->wtask = st->index;
-		d->counted = 0;
-		replay_dbg_watch_snapshot(d);
-	}
-	end = d->wend || d->cur.anchor == AT_EXIT || wfind_at_bound(d, st);
+	if (flying)
+		return REC_DBG_STEP_ALL; /* the same step goes on */
+	end = d->wend || d->cur.anchor == AT_EXIT || wfind_at_bound(d, st, *n);
 	if (!end && replay_dbg_bp_at(d, pc) && d->hits.n &&
 	    d->hits.v[d->hits.n - 1].move == d->moves) {
 		d->wfound = d->hits.v[d->hits.n - 1].at; /* named as a hit */
@@ -344,11 +343,11 @@ enum rec_dbg_go replay_dbg_wfind_step(struct dbg *d, const struct rec_dbg_stop *
 	}
 	if (!end && have_regs && replay_dbg_reading(d) &&
 	    access_ahead(d, st->tid, &r, &reason, &addr))
-		found(d, d->counted, reason, addr);
+		found(d, *n, reason, addr);
 	if (end) {
 		finish_wfind(d);
 		return REC_DBG_KILL;
 	}
-	d->counted++;
+	++*n;
 	return REC_DBG_STEP_ALL;
 }

@@ -324,11 +324,11 @@ test('data breakpoints on a global and on a local: old and new values', async ()
 	}
 });
 
-// The replay's reverse-continue to the last write misses writes made
-// within one event at successive ticks (the loop in sort_sum) and stops
-// at an older write to the same stack slot, in libc: a replayer bug,
-// reported with this test.
-test('a data breakpoint on a local, backwards within one event', { todo: 'replayer: the last write within one event' }, async () => {
+// Backwards within one event interval: the loop in sort_sum writes sum
+// with no syscall, in main's third stretch of that interval (it waited in
+// read() while the worker ran): each reverse-continue stops before the
+// write before, then one more must end somewhere (it once hung).
+test('a data breakpoint on a local, backwards within one event', async () => {
 	const dc = await session();
 	try {
 		const st0 = await toComparator(dc);
@@ -339,12 +339,23 @@ test('a data breakpoint on a local, backwards within one event', { todo: 'replay
 		await dc.setDataBreakpointsRequest({ breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
 		let st = await stopAfter(dc, dc.continueRequest({ threadId: st0.threadId }));
 		st = await stopAfter(dc, dc.continueRequest({ threadId: st.threadId }));
-		assert.match(st.description, /: 3 -> 10$/);
+		st = await stopAfter(dc, dc.continueRequest({ threadId: st.threadId }));
+		assert.match(st.description, /: 10 -> 29$/);
 		// backwards: the last write, stopped before it
 		st = await stopAfter(dc, dc.reverseContinueRequest({ threadId: st.threadId }));
 		assert.equal(st.reason, 'data breakpoint');
+		assert.match(st.description, /^sum: the last write to 0x[0-9a-f]+ \(4 bytes\): 10 -> 29$/);
+		assert.equal(await value(dc, 'sum'), '10');
+		st = await stopAfter(dc, dc.reverseContinueRequest({ threadId: st.threadId }));
 		assert.match(st.description, /^sum: the last write to 0x[0-9a-f]+ \(4 bytes\): 3 -> 10$/);
 		assert.equal(await value(dc, 'sum'), '3');
+		assert.equal((await frames(dc, st.threadId)).stackFrames[0].name, 'sort_sum');
+		st = await stopAfter(dc, dc.reverseContinueRequest({ threadId: st.threadId }));
+		assert.match(st.description, /^sum: the last write to 0x[0-9a-f]+ \(4 bytes\): 0 -> 3$/);
+		assert.equal(await value(dc, 'sum'), '0');
+		// (`sum = 0` stored the 0 the slot held: the write before is older)
+		st = await stopAfter(dc, dc.reverseContinueRequest({ threadId: st.threadId }));
+		assert.ok(st.reason, JSON.stringify(st));
 	} finally {
 		await dc.stop();
 	}

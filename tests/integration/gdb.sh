@@ -12,8 +12,9 @@
 # tests/gdb/checkpoints.py on a long one-thread program, with and without
 # checkpoints; Ctrl-C (tests/gdb/interrupt.py, and on the terminal of the
 # gdb hermit starts: tests/gdb/ctrlc.py); a program behind a wrapper that
-# execs it (tests/gdb/execfollow.py, execraw.py); and only the owner served,
-# vFile only on the recording's files (tests/gdb/owner.py).
+# execs it (tests/gdb/execfollow.py, execraw.py); only the owner served,
+# vFile only on the recording's files (tests/gdb/owner.py); and a watchpoint
+# on a local written in a loop, backwards (tests/gdb/rwatchlocal.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -141,6 +142,22 @@ for how in sh env script; do
 done
 export HERMIT_DATA_DIR="$WORK/exec-sh"
 RAW=1 serve exec-raw execraw.py "$GUESTS/gdbtwo"
+
+# A watchpoint on a local written in a loop with no syscall, within one
+# event interval in which main runs in three stretches (it waits in read()
+# while the worker runs): forwards to four writes, back to each write
+# before, to before the first, to the breakpoint at the function's entry,
+# and forwards again (tests/gdb/rwatchlocal.py); scoped and by location,
+# with and without checkpoints.
+export HERMIT_DATA_DIR="$WORK/rwatch"
+hm "$WORK/rec-rwatch" record start -- "$GUESTS/inspectme"
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec-rwatch.err" >&2; fail "recording inspectme exited $st"; }
+HERMIT_CHECKPOINTS=0 serve rwatch rwatchlocal.py "$GUESTS/inspectme"
+HERMIT_CHECKPOINT_EVERY=1 serve rwatch-checkpoints rwatchlocal.py "$GUESTS/inspectme"
+WATCH=-l HERMIT_CHECKPOINTS=0 serve rwatch-location rwatchlocal.py "$GUESTS/inspectme"
+WATCH=-l HERMIT_CHECKPOINT_EVERY=1 serve rwatch-location-checkpoints rwatchlocal.py \
+	"$GUESTS/inspectme"
 
 # A loop whose sites are patched (tests/guests/patchloop: a 2-byte
 # indirect call and a 2-byte backward jne): gdb sees the file's bytes and
