@@ -13,8 +13,9 @@
 # checkpoints; Ctrl-C (tests/gdb/interrupt.py, and on the terminal of the
 # gdb hermit starts: tests/gdb/ctrlc.py); a program behind a wrapper that
 # execs it (tests/gdb/execfollow.py, execraw.py); only the owner served,
-# vFile only on the recording's files (tests/gdb/owner.py); and a watchpoint
-# on a local written in a loop, backwards (tests/gdb/rwatchlocal.py).
+# vFile only on the recording's files (tests/gdb/owner.py); a watchpoint
+# on a local written in a loop, backwards (tests/gdb/rwatchlocal.py); and
+# reverse-continue from single steps after a hit (tests/gdb/rcontsteps.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -185,6 +186,17 @@ for seed in 3 5; do
 	grep -qx "$(cat "$WORK/rec-chaos$seed")" "$WORK/chaos$seed.serve" ||
 		fail "chaos $seed: the replay did not print the recorded '$(cat "$WORK/rec-chaos$seed")'"
 done
+
+# reverse-continue from single steps after a breakpoint's hit (the third
+# of add's, in compute's loop: tests/gdb/rcontsteps.py) stops at that hit,
+# then at the one before; with the breakpoint set late too, and after a
+# reverse-stepi; without checkpoints and with one at every event.
+export HERMIT_DATA_DIR="$WORK/rcontsteps"
+hm "$WORK/rec-rcontsteps" record start -- "$GUESTS/dapsteps"
+st=$?
+[ "$st" = 0 ] || { cat "$WORK/rec-rcontsteps.err" >&2; fail "recording dapsteps exited $st"; }
+HERMIT_CHECKPOINTS=0 serve rcontsteps rcontsteps.py "$GUESTS/dapsteps"
+HERMIT_CHECKPOINT_EVERY=1 serve rcontsteps-checkpoints rcontsteps.py "$GUESTS/dapsteps"
 
 # Checkpoints (replayer/checkpoint.c) on a one-thread program of 6,000
 # events, one every 500: reverse-continue to a breakpoint set late, a
