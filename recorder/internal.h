@@ -227,6 +227,7 @@ struct rec {
 	uint64_t wait_seq;
 	char **outside; /* hermit's own pipes and sockets: the outside */
 	size_t noutside;
+	struct rec_ptys *ptys; /* pseudo-terminals: the guest's and hermit's (pty.c) */
 	int ended;		       /* the scheduler ended the run */
 	enum rec_preempt ticks_source; /* what preempts: sites or none */
 	struct rec_prng sched_prng;    /* chaos decisions, from --sched-seed */
@@ -550,6 +551,15 @@ void rec_report_deadlock(struct rec *r);
 void rec_note_outside(struct rec *r);
 /* Whether TARGET (a descriptor's /proc link) is one of hermit's own. */
 int rec_hermits_own(const struct rec *r, const char *target);
+
+/* pty.c: pseudo-terminals the guest made. Note hermit's own terminals (at
+ * the start), and forget all (at the end). */
+void rec_ptys_init(struct rec *r);
+void rec_ptys_free(struct rec *r);
+/* Whether descriptor FD of task TID, which leads to TARGET (its /proc
+ * link), is a pty the guest made: a master it opened from /dev/ptmx, or
+ * the slave of one. Such a descriptor is the guest's own, as a pipe is. */
+int rec_guest_pty(const struct rec *r, pid_t tid, int fd, const char *target);
 void rec_forget_outside(struct rec *r);
 
 /* preempt.c: ticks, timeslices and chaos */

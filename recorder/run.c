@@ -1002,6 +1002,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		t->state = TASK_RUNNING;
 	}
 	rec_note_outside(&r);
+	rec_ptys_init(&r);
 	if (!tracer_tsc_traps())
 		hm_info("rdtsc does not trap on this host (PR_SET_TSC has no effect): the "
 			"rdtsc and rdtscp instructions of each executable are patched instead");
@@ -1071,6 +1072,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	free(r.deferred);
 	free(r.own);
 	rec_forget_outside(&r);
+	rec_ptys_free(&r);
 	if (opts->mode == REC_MODE_RECORD)
 		rec_shared_check(&r);
 	rec_shared_free(&r);
