@@ -17,6 +17,9 @@
  *   ... stay the workers never block SIGUSR1: each signal goes to the
  *            thread the last one went to, worker 0, as long as it takes
  *            it (wants_signal()), wherever the others wait
+ *   ... mixed worker 0 blocks SIGUSR1 after its signal, the others do
+ *            not: the first signal goes to worker 0, all later ones to
+ *            worker 1
  *
  * Before each signal the main thread waits until every worker that is
  * still to get one sleeps in its call (its state in /proc is S, or t under
@@ -36,7 +39,7 @@
 #define MAX_WORKERS 16
 
 static int report[2], idle[2];
-static int nworkers, use_read, stay;
+static int nworkers, use_read, stay, mixed;
 static pid_t tids[MAX_WORKERS];
 static __thread int got;
 
@@ -69,14 +72,14 @@ again:
 	/* done: the next signal is another thread's */
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	if (!stay)
+	if (!stay || (mixed && i == 0))
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	snprintf(msg, sizeof(msg), "worker %d: handler ran %d time(s), %s returned EINTR %d of %d\n",
 		 i, got, use_read ? "read" : "pause", eintr, calls);
 	got = 0;
 	if (write(report[1], msg, strlen(msg)) != (ssize_t)strlen(msg))
 		exit(1);
-	if (stay)
+	if (stay && !(mixed && i == 0))
 		goto again;
 	return NULL;
 }
@@ -106,12 +109,13 @@ int main(int argc, char **argv)
 	char buf[256];
 
 	if (argc < 3 || argc > 4 || (strcmp(argv[1], "pause") && strcmp(argv[1], "read"))) {
-		fprintf(stderr, "usage: sigroute pause|read N [stay]\n");
+		fprintf(stderr, "usage: sigroute pause|read N [stay|mixed]\n");
 		return 2;
 	}
 	use_read = strcmp(argv[1], "read") == 0;
 	nworkers = atoi(argv[2]);
-	stay = argc == 4 && strcmp(argv[3], "stay") == 0;
+	mixed = argc == 4 && strcmp(argv[3], "mixed") == 0;
+	stay = mixed || (argc == 4 && strcmp(argv[3], "stay") == 0);
 	if (nworkers < 1 || nworkers > MAX_WORKERS || pipe(report) || pipe(idle))
 		return 2;
 	memset(&sa, 0, sizeof(sa));
@@ -130,7 +134,7 @@ int main(int argc, char **argv)
 		struct timespec ms = { 0, 1000000 };
 		ssize_t n;
 
-		for (int j = stay ? 0 : i; j < nworkers; j++) {
+		for (int j = stay ? !!mixed * (i > 0) : i; j < nworkers; j++) {
 			while (!asleep(tids[j]))
 				nanosleep(&ms, NULL);
 		}
