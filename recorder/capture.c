@@ -641,11 +641,20 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		 * a change runs in the replay's view, its result the log's. */
 		rec_fs_entry(r, t, c);
 		if (c->nr == SYS_execve || c->nr == SYS_execveat) {
+			const struct rec_debugger *dbg = r->opts->debugger;
+			struct rec_dbg_ticks tk = { t->tick_count, t->event_ticks };
+
 			/* Noted; ptrace's exec event does the rest. `hermit run`
 			 * makes no stop here: none happened, as far as ticks,
 			 * time and the guest's counter go. */
 			rec_ticks_unstop(r, t);
 			t->parked_keep = 0;
+			/* A debugger going back across the exec stops here, in
+			 * the program before it (replayer/seek.c). */
+			if (dbg && r->dbg_started && dbg->before_exec &&
+			    dbg->before_exec(dbg->ctx, t->tid, t->tgid, t->index, &tk) &&
+			    rec_debug_stop(r, t) < 0)
+				return; /* the run ends here */
 			tracer_cont(t->tid, 0);
 			return;
 		}

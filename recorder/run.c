@@ -944,6 +944,11 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 
 		/* Where a log is kept, every call of a row stops (capture.c). */
 		if (row->hidden == HIDDEN_RECORD && opts->mode != REC_MODE_RECORD) {
+			/* A debugger can stop before an exec (capture.c), as the
+			 * recording stopped there. */
+			if ((row->nr == SYS_execve || row->nr == SYS_execveat) && opts->debugger &&
+			    opts->debugger->before_exec)
+				goto trap;
 			if (row->nr != SYS_mmap)
 				continue;
 			/* Code mapped from a file is patched to count ticks. */
@@ -952,6 +957,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		}
 		if (row->hidden == HIDDEN_LOG && opts->mode == REC_MODE_RUN)
 			continue;
+	trap:
 		traps[ntraps].nr = row->nr;
 		traps[ntraps].fd_min = opts->mode == REC_MODE_RUN ? row->fd_min : 0;
 		/* A log keeps every call of a row hidden from `run` too. */
