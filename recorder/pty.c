@@ -37,7 +37,7 @@
 /* Unix98 pty slaves: majors 136 to 143 (UNIX98_PTY_SLAVE_MAJOR,
  * include/uapi/linux/major.h, and Documentation/admin-guide/devices.txt). */
 #define PTS_MAJOR_FIRST 136
-#define PTS_MAJOR_LAST 143
+#define PTS_MAJOR_LAST	143
 
 struct rec_ptys {
 	int *guest; /* indices of the masters the guest opened */
@@ -107,7 +107,8 @@ void rec_ptys_init(struct rec *r)
 		char target[128];
 		int fd = atoi(e->d_name);
 
-		if (e->d_name[0] == '.' || tracer_fd_target(getpid(), fd, target, sizeof(target)) < 0)
+		if (e->d_name[0] == '.' ||
+		    tracer_fd_target(getpid(), fd, target, sizeof(target)) < 0)
 			continue;
 		index = is_master(target) ? tracer_fd_tty_index(getpid(), fd) : slave_index(target);
 		if (index >= 0)

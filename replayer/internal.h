@@ -21,14 +21,14 @@
 
 enum anchor {
 	AT_START,
-	AT_EVENT, /* after frame `frames` */
-	AT_TRAP,  /* the nth trap at pc by task index since frame `frames` */
-	AT_EXIT,  /* the debugged process's last stop, as it exits */
-	AT_TICK,  /* task index with `ticks` ticks, about to take its next:
-		   * its pc on that site's first byte (after frame `frames`) */
-	AT_EXEC,  /* the debugged process's exec number `execs` since frame
-		   * `frames`, by task index: its new program's first
-		   * instruction (a replay's first exec is AT_START) */
+	AT_EVENT,    /* after frame `frames` */
+	AT_TRAP,     /* the nth trap at pc by task index since frame `frames` */
+	AT_EXIT,     /* the debugged process's last stop, as it exits */
+	AT_TICK,     /* task index with `ticks` ticks, about to take its next:
+		      * its pc on that site's first byte (after frame `frames`) */
+	AT_EXEC,     /* the debugged process's exec number `execs` since frame
+		      * `frames`, by task index: its new program's first
+		      * instruction (a replay's first exec is AT_START) */
 	AT_PRE_EXEC, /* the nth execve or execveat task index of the debugged
 		      * process entered since frame `frames` (after `execs`
 		      * execs), before it runs: the last stop in the program

@@ -98,7 +98,8 @@ void replay_dbg_describe(const struct pos *p, char *out, size_t size)
 			 p->execs, p->index);
 		break;
 	case AT_PRE_EXEC:
-		snprintf(out, size, "event %" PRIu64 ", before exec %" PRIu64 " by task %d (call %" PRIu64 ")",
+		snprintf(out, size,
+			 "event %" PRIu64 ", before exec %" PRIu64 " by task %d (call %" PRIu64 ")",
 			 p->frames, p->execs + 1, p->index, p->nth);
 		break;
 	}
@@ -209,8 +210,7 @@ static int cross_exec(struct dbg *d, const struct pos *exec)
 
 	if (exec->anchor != AT_EXEC || !exec->pre_nth || !rsp_session_exec_events(d->rsp))
 		return 0;
-	hm_debug("debugger: back across exec %" PRIu64 ", into the program before it",
-		 exec->execs);
+	hm_debug("debugger: back across exec %" PRIu64 ", into the program before it", exec->execs);
 	replay_dbg_seek(d, TO_POS, &pre);
 	d->arrive_reason = RSP_REASON_EXEC;
 	return 1;
@@ -1081,8 +1081,9 @@ int replay_dbg_before_exec(void *ctx, pid_t tid, pid_t tgid, int index,
 				    .pc = tracer_get_regs(tid, &r) == 0 ? r.rip - 2 : 0,
 				    .ticks = tk->now,
 				    .ticks0 = ticks0 };
-	if (d->anchored || (d->mode != TO_POS && d->mode != SCAN && d->mode != COUNT &&
-			    d->mode != WFIND && d->mode != PRED) ||
+	if (d->anchored ||
+	    (d->mode != TO_POS && d->mode != SCAN && d->mode != COUNT && d->mode != WFIND &&
+	     d->mode != PRED) ||
 	    !same_anchor(&d->pre_exec, &d->target))
 		return 0;
 	d->cur = d->pre_exec;

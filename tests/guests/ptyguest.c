@@ -41,7 +41,8 @@ static void expect(int fd, const char *who, const char *want)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			printf("%s: read ended: %s\n", who, n < 0 ? strerror(errno) : "end of file");
+			printf("%s: read ended: %s\n", who,
+			       n < 0 ? strerror(errno) : "end of file");
 			break;
 		}
 		have += (size_t)n;
