@@ -332,6 +332,15 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->ret = 0;
 	rec_unclamp_entry(t, c);
 	row = rec_syscall_find(c->nr);
+	if (row && rec_kill_passes(row, c)) {
+		/* As if it had not stopped: its signal, if it waits in a
+		 * process's shared queue, goes where the kernel would send it
+		 * (sched.c, signal_taker). */
+		r->shared_sent = 1;
+		t->parked_keep = 1;
+		rec_resume(t, RESUME_CONT, 0);
+		return;
+	}
 	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden != SHOWN) &&
 	    rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */

@@ -20,6 +20,10 @@
  *   ... mixed worker 0 blocks SIGUSR1 after its signal, the others do
  *            not: the first signal goes to worker 0, all later ones to
  *            worker 1
+ *   ... order as stay, but first the main thread wakes the next to last
+ *            worker with SIGUSR2 (pthread_kill) and waits for it on a
+ *            semaphore: which thread ran last does not change where the
+ *            process's signals go (worker 0)
  *
  * Before each signal the main thread waits until every worker that is
  * still to get one sleeps in its call (its state in /proc is S, or t under
@@ -28,6 +32,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +44,9 @@
 #define MAX_WORKERS 16
 
 static int report[2], idle[2];
-static int nworkers, use_read, stay, mixed;
+static int nworkers, use_read, stay, mixed, order;
+static sem_t poked;
+static volatile sig_atomic_t got2;
 static pid_t tids[MAX_WORKERS];
 static __thread int got;
 
@@ -47,6 +54,12 @@ static void on_usr1(int sig)
 {
 	(void)sig;
 	got++;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	got2 = 1;
 }
 
 static void *worker(void *arg)
@@ -65,6 +78,12 @@ again:
 		char c;
 		long r = use_read ? (long)read(idle[0], &c, 1) : (long)pause();
 
+		if (got2) {
+			/* woken by the main thread: not the signal waited for */
+			got2 = 0;
+			sem_post(&poked);
+			continue;
+		}
 		calls++;
 		if (r < 0 && errno == EINTR)
 			eintr++;
@@ -74,8 +93,9 @@ again:
 	sigaddset(&set, SIGUSR1);
 	if (!stay || (mixed && i == 0))
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
-	snprintf(msg, sizeof(msg), "worker %d: handler ran %d time(s), %s returned EINTR %d of %d\n",
-		 i, got, use_read ? "read" : "pause", eintr, calls);
+	snprintf(msg, sizeof(msg),
+		 "worker %d: handler ran %d time(s), %s returned EINTR %d of %d\n", i, got,
+		 use_read ? "read" : "pause", eintr, calls);
 	got = 0;
 	if (write(report[1], msg, strlen(msg)) != (ssize_t)strlen(msg))
 		exit(1);
@@ -109,18 +129,22 @@ int main(int argc, char **argv)
 	char buf[256];
 
 	if (argc < 3 || argc > 4 || (strcmp(argv[1], "pause") && strcmp(argv[1], "read"))) {
-		fprintf(stderr, "usage: sigroute pause|read N [stay|mixed]\n");
+		fprintf(stderr, "usage: sigroute pause|read N [stay|mixed|order]\n");
 		return 2;
 	}
 	use_read = strcmp(argv[1], "read") == 0;
 	nworkers = atoi(argv[2]);
 	mixed = argc == 4 && strcmp(argv[3], "mixed") == 0;
-	stay = mixed || (argc == 4 && strcmp(argv[3], "stay") == 0);
+	order = argc == 4 && strcmp(argv[3], "order") == 0;
+	stay = mixed || order || (argc == 4 && strcmp(argv[3], "stay") == 0);
 	if (nworkers < 1 || nworkers > MAX_WORKERS || pipe(report) || pipe(idle))
 		return 2;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1; /* no SA_RESTART: the wait ends with EINTR */
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
+	sem_init(&poked, 0, 0);
 	for (int i = 0; i < nworkers; i++)
 		pthread_create(&th[i], NULL, worker, (void *)(long)i);
 	sigemptyset(&set);
@@ -129,6 +153,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nworkers; i++) {
 		if (read(report[0], buf, 1) != 1)
 			return 1;
+	}
+	if (order && nworkers > 1) {
+		struct timespec ms = { 0, 1000000 };
+
+		while (!asleep(tids[nworkers - 2]))
+			nanosleep(&ms, NULL);
+		pthread_kill(th[nworkers - 2], SIGUSR2);
+		while (sem_wait(&poked) < 0 && errno == EINTR)
+			;
+		printf("main: worker %d was woken and waits again\n", nworkers - 2);
 	}
 	for (int i = 0; i < nworkers; i++) {
 		struct timespec ms = { 0, 1000000 };

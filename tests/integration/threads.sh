@@ -294,7 +294,8 @@ EOF
 # returns EINTR ----
 t_sigroute() {
 	export HERMIT_DATA_DIR="$WORK/data"
-	for c in "pause 1" "read 1" "pause 3" "read 3" "pause 3 stay" "read 4 stay" "pause 4 mixed" "read 3 mixed"; do
+	for c in "pause 1" "read 1" "pause 3" "read 3" "pause 3 stay" "read 4 stay" "pause 4 mixed" \
+		"read 3 mixed" "pause 3 order" "read 4 order"; do
 		n=$(echo "$c" | tr ' ' _)
 		# shellcheck disable=SC2086
 		timeout -k 5 60 "$GUESTS/sigroute" $c >"$WORK/sr.$n.native" ||
