@@ -563,6 +563,8 @@ void rec_ptys_free(struct rec *r);
  * link), is a pty the guest made: a master it opened from /dev/ptmx, or
  * the slave of one. Such a descriptor is the guest's own, as a pipe is. */
 int rec_guest_pty(const struct rec *r, pid_t tid, int fd, const char *target);
+/* A descriptor of TID's that is such a pty, or -1 for none. */
+int rec_guest_pty_held(const struct rec *r, pid_t tid);
 void rec_forget_outside(struct rec *r);
 
 /* preempt.c: ticks, timeslices and chaos */

@@ -186,3 +186,25 @@ int rec_guest_pty(const struct rec *r, pid_t tid, int fd, const char *target)
 		scan_masters(r);
 	return has(p->guest, p->nguest, index);
 }
+
+int rec_guest_pty_held(const struct rec *r, pid_t tid)
+{
+	char dir[64];
+	struct dirent *e;
+	int found = -1;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)tid);
+	d = opendir(dir);
+	while (d && found < 0 && (e = readdir(d))) {
+		char target[64];
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && tracer_fd_target(tid, fd, target, sizeof(target)) == 0 &&
+		    rec_guest_pty(r, tid, fd, target))
+			found = fd;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
