@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -317,8 +318,10 @@ int rec_fd_from_outside(const struct rec *r, pid_t tid, int fd)
 
 	if (tracer_fd_target(tid, fd, target, sizeof(target)) < 0)
 		return 0; /* not open: let the kernel say EBADF */
-	if (rec_hermits_own(r, target) || strncmp(target, "/dev/", 5) == 0)
+	if (rec_hermits_own(r, target))
 		return 1;
+	if (strncmp(target, "/dev/", 5) == 0)
+		return !rec_guest_pty(r, tid, fd, target);
 	/* inotify's events tell what any process did to the files it watches */
 	if (strcmp(target, "anon_inode:inotify") == 0)
 		return 1;
@@ -515,7 +518,8 @@ int rec_replay_early(struct rec *r, struct task *t, struct user_regs_struct *reg
 	if (!row || row->sent != SENT_NONE || row->out == OUT_NONE || row->out == OUT_XFER ||
 	    rec_fs_answered(t->call.nr) || rec_fs_runs(t->call.nr) || (long)regs->rax < 0 ||
 	    tracer_fd_target(t->tid, (int)t->call.args[0], target, sizeof(target)) < 0 ||
-	    (strncmp(target, "pipe:", 5) != 0 && strncmp(target, "socket:", 7) != 0) ||
+	    (strncmp(target, "pipe:", 5) != 0 && strncmp(target, "socket:", 7) != 0 &&
+	     !rec_guest_pty(r, t->tid, (int)t->call.args[0], target)) ||
 	    !rec_replay_not_next(r, t))
 		return 0;
 	hm_trace("task %d: its %s returned before the recording's did", t->index, row->name);
@@ -595,6 +599,18 @@ static void answer(struct rec *r, struct task *t, const struct rec_syscall *row,
 		rec_resume(t, RESUME_CONT, 0);
 }
 
+/*
+ * TIOCGPTN: the number of a pty the guest made (pty.c), which the host
+ * gives out, and which ptsname() makes the path of its slave. The replay's
+ * pty may have another number; the guest must open that one, so the
+ * replay's answer stands. A guest that shows the number shows another one
+ * in such a replay, and diverges there (docs/record-replay.md).
+ */
+static int pty_number(const struct rec_call *c)
+{
+	return c->nr == SYS_ioctl && (unsigned)c->args[1] == TIOCGPTN;
+}
+
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
 {
 	struct rec_call *c = &t->call;
@@ -631,11 +647,20 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		 * a change runs in the replay's view, its result the log's. */
 		rec_fs_entry(r, t, c);
 		if (c->nr == SYS_execve || c->nr == SYS_execveat) {
+			const struct rec_debugger *dbg = r->opts->debugger;
+			struct rec_dbg_ticks tk = { t->tick_count, t->event_ticks };
+
 			/* Noted; ptrace's exec event does the rest. `hermit run`
 			 * makes no stop here: none happened, as far as ticks,
 			 * time and the guest's counter go. */
 			rec_ticks_unstop(r, t);
 			t->parked_keep = 0;
+			/* A debugger going back across the exec stops here, in
+			 * the program before it (replayer/seek.c). */
+			if (dbg && r->dbg_started && dbg->before_exec &&
+			    dbg->before_exec(dbg->ctx, t->tid, t->tgid, t->index, &tk) &&
+			    rec_debug_stop(r, t) < 0)
+				return; /* the run ends here */
 			tracer_cont(t->tid, 0);
 			return;
 		}
@@ -746,7 +771,7 @@ void rec_hidden_exit(struct rec *r, struct task *t, const struct rec_syscall *ro
 			r->ioctl_warned = 1;
 		}
 	} else if (recorded(r, t, c, REC_EV_INPUT, &ev, &p, &n)) {
-		if (row->out != OUT_XFER)
+		if (row->out != OUT_XFER && !pty_number(c))
 			write_output(r, t, row, c, p, n);
 		else if (t->xfer_emulated && r->opts->replay && r->opts->replay->transfer)
 			r->opts->replay->transfer(r->opts->replay->ctx, t->tid, c->nr, c->args,

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,7 +136,15 @@ int rec_cp_copy(struct rec_cp *cp)
 	char why[128];
 	int err = tracer_copy_check(cp->leader->tid, cp->nothers + 1, outside_ok, cp, why,
 				    sizeof(why));
+	int pty = err ? -1 : rec_guest_pty_held(cp->r, cp->leader->tid);
 
+	/* A pty the guest made is a file to the check above, but its state
+	 * (the bytes in it, its modes, its session) is the kernel's, shared
+	 * with the copy, and goes on changing after it: as with a pipe. */
+	if (pty >= 0) {
+		snprintf(why, sizeof(why), "descriptor %d is a pseudo-terminal the guest made", pty);
+		err = -EAGAIN;
+	}
 	if (err) {
 		hm_debug("no checkpoint at event %llu: %s", (unsigned long long)cp->r->frames, why);
 		free(others);

@@ -88,6 +88,8 @@ static int fd_outside(const struct rec *r, pid_t tid, int fd)
 		return 0;
 	if (strncmp(target, "socket:", 7) == 0)
 		return r->opts->network_host;
+	if (rec_guest_pty(r, tid, fd, target))
+		return 0; /* its other end is the guest's */
 	/* terminals, inotify, devices, files: may end by themselves */
 	return 1;
 }

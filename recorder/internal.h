@@ -74,6 +74,9 @@ struct task {
 	pid_t tgid;	  /* host thread group id: the futex and timer key */
 	pid_t vtid;	  /* thread id as the guest sees it */
 	int index;	  /* creation order: the deterministic name */
+	int sig_target;	  /* a process's leader: the index of the thread its last
+			   * process-directed signal went to, the kernel's
+			   * signal->curr_target (-1: the leader) */
 	int system;	  /* a launch helper, not part of the guest */
 	int stopped_once; /* its first ptrace stop has been seen */
 	enum task_state state;
@@ -227,6 +230,7 @@ struct rec {
 	uint64_t wait_seq;
 	char **outside; /* hermit's own pipes and sockets: the outside */
 	size_t noutside;
+	struct rec_ptys *ptys;	       /* pseudo-terminals: the guest's and hermit's (pty.c) */
 	int ended;		       /* the scheduler ended the run */
 	enum rec_preempt ticks_source; /* what preempts: sites or none */
 	struct rec_prng sched_prng;    /* chaos decisions, from --sched-seed */
@@ -559,6 +563,17 @@ void rec_report_deadlock(struct rec *r);
 void rec_note_outside(struct rec *r);
 /* Whether TARGET (a descriptor's /proc link) is one of hermit's own. */
 int rec_hermits_own(const struct rec *r, const char *target);
+
+/* pty.c: pseudo-terminals the guest made. Note hermit's own terminals (at
+ * the start), and forget all (at the end). */
+void rec_ptys_init(struct rec *r);
+void rec_ptys_free(struct rec *r);
+/* Whether descriptor FD of task TID, which leads to TARGET (its /proc
+ * link), is a pty the guest made: a master it opened from /dev/ptmx, or
+ * the slave of one. Such a descriptor is the guest's own, as a pipe is. */
+int rec_guest_pty(const struct rec *r, pid_t tid, int fd, const char *target);
+/* A descriptor of TID's that is such a pty, or -1 for none. */
+int rec_guest_pty_held(const struct rec *r, pid_t tid);
 void rec_forget_outside(struct rec *r);
 
 /* preempt.c: ticks, timeslices and chaos */
@@ -822,6 +837,11 @@ enum rec_action rec_sys_kill_enter(struct rec *r, struct task *t, struct rec_cal
  * the stop signals, which would stop hermit too. */
 #define REC_KILL_ALSO                                                             \
 	(1ULL << SIGSTOP | 1ULL << SIGTSTP | 1ULL << SIGTTIN | 1ULL << SIGTTOU)
+/* Whether call C of ROW (kill, rt_sigqueueinfo, pidfd_send_signal) sends
+ * a signal that only the filter stops for: not SIGKILL, nor a stop signal
+ * to kill. It goes on as if it had not stopped, and the scheduler gives
+ * the signal to the thread the kernel would (sched.c, signal_taker). */
+int rec_kill_passes(const struct rec_syscall *row, const struct rec_call *c);
 /* A doomed task was reaped: when it was the last, the sender goes on. */
 void rec_kill_reaped(struct rec *r);
 

@@ -279,6 +279,8 @@ void rec_ticks_unstop(struct rec *r, struct task *t)
 	t->ticks -= t->ticks_last;
 	t->tick_count -= t->ticks_last;
 	r->clock.now_ns -= (int64_t)t->ticks_last * REC_TICK_NS;
+	/* (taken back here: the exec must not take them back again) */
+	t->extra_ticks -= t->extra_ticks > t->ticks_last ? t->ticks_last : t->extra_ticks;
 	t->ticks_last = UINT64_MAX;
 	/* What it counts from here to the exec is lost at the exec, as under
 	 * `hermit run` and in a replay: no later stop (a signal from outside

@@ -247,6 +247,12 @@ struct rec_debugger {
 	 * 1 to stop there. */
 	int (*at_exec)(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
 		       const struct rec_dbg_ticks *ticks);
+	/* (May be NULL.) Task INDEX (TID, of process TGID) is at the entry of
+	 * an execve or execveat, which has not run yet: the last stop in the
+	 * program before, should the call succeed, with TICKS. 1 to stop
+	 * there. */
+	int (*before_exec)(void *ctx, pid_t tid, pid_t tgid, int index,
+			   const struct rec_dbg_ticks *ticks);
 };
 
 /* Copy the guest at checkpoint CP (kept in CP): 0, or -errno when it

@@ -332,6 +332,15 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->ret = 0;
 	rec_unclamp_entry(t, c);
 	row = rec_syscall_find(c->nr);
+	if (row && rec_kill_passes(row, c)) {
+		/* As if it had not stopped: its signal, if it waits in a
+		 * process's shared queue, goes where the kernel would send it
+		 * (sched.c, signal_taker). */
+		r->shared_sent = 1;
+		t->parked_keep = 1;
+		rec_resume(t, RESUME_CONT, 0);
+		return;
+	}
 	if (row && (r->opts->mode != REC_MODE_RUN || row->hidden != SHOWN) &&
 	    rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
@@ -944,6 +953,11 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 
 		/* Where a log is kept, every call of a row stops (capture.c). */
 		if (row->hidden == HIDDEN_RECORD && opts->mode != REC_MODE_RECORD) {
+			/* A debugger can stop before an exec (capture.c), as the
+			 * recording stopped there. */
+			if ((row->nr == SYS_execve || row->nr == SYS_execveat) && opts->debugger &&
+			    opts->debugger->before_exec)
+				goto trap;
 			if (row->nr != SYS_mmap)
 				continue;
 			/* Code mapped from a file is patched to count ticks. */
@@ -952,6 +966,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		}
 		if (row->hidden == HIDDEN_LOG && opts->mode == REC_MODE_RUN)
 			continue;
+	trap:
 		traps[ntraps].nr = row->nr;
 		traps[ntraps].fd_min = opts->mode == REC_MODE_RUN ? row->fd_min : 0;
 		/* A log keeps every call of a row hidden from `run` too. */
@@ -1002,6 +1017,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 		t->state = TASK_RUNNING;
 	}
 	rec_note_outside(&r);
+	rec_ptys_init(&r);
 	if (!tracer_tsc_traps())
 		hm_info("rdtsc does not trap on this host (PR_SET_TSC has no effect): the "
 			"rdtsc and rdtscp instructions of each executable are patched instead");
@@ -1071,6 +1087,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	free(r.deferred);
 	free(r.own);
 	rec_forget_outside(&r);
+	rec_ptys_free(&r);
 	if (opts->mode == REC_MODE_RECORD)
 		rec_shared_check(&r);
 	rec_shared_free(&r);

@@ -47,6 +47,7 @@ struct task *rec_task_add(struct rec *r, pid_t tid)
 	t->tgid = tid;
 	t->vtid = tid;
 	t->index = -1;
+	t->sig_target = -1;
 	t->system = -1; /* unknown until its parent's event */
 	t->state = TASK_NEW;
 	t->deadline = -1;
@@ -451,25 +452,62 @@ static int is_interrupted(const struct rec *r, const struct task *t)
 	return rec_signal_pending(t->tid, NULL);
 }
 
-/* Whether TID has a signal in its process's shared queue that it would
- * take (as rec_signal_pending) with BLOCKED (NULL: its own mask). */
-static int takes_shared(pid_t tid, const uint64_t *blocked)
+/* Whether T is where a signal could be delivered once it is resumed. */
+static int can_take(const struct task *t)
+{
+	return !t->system && t->stopped_once &&
+	       (t->state == TASK_READY || t->state == TASK_PARKED || t->state == TASK_WAITING);
+}
+
+/* Whether T would take a signal of its process's shared queue: one it does
+ * not block (a timed poll's own mask counts), and, as wants_signal() asks
+ * of a thread that is not running, no signal of its own to take first. */
+static int takes_shared_now(const struct task *t)
 {
 	struct tracer_sigmasks st;
+	uint64_t mask;
+	int poll_mask = t->state == TASK_WAITING && t->wait == WAIT_POLL && rec_poll_mask(t, &mask);
+	const uint64_t *blocked = poll_mask ? &mask : NULL;
 
-	return tracer_task_sigmasks(tid, &st) == 0 && would_take(&st, st.shared, blocked);
+	return tracer_task_sigmasks(t->tid, &st) == 0 && would_take(&st, st.shared, blocked) &&
+	       !would_take(&st, st.pending, blocked);
+}
+
+/* The thread of LEADER's process after index AFTER in thread order
+ * (creation order, as the kernel's thread list), cyclically; NULL: none. */
+static struct task *next_thread(struct rec *r, const struct task *leader, int after)
+{
+	struct task *first = NULL, *next = NULL;
+
+	for (size_t i = 0; i < r->ntasks; i++) {
+		struct task *t = r->tasks[i];
+
+		if (t->system || t->tgid != leader->tgid || t->index < 0 ||
+		    t->state == TASK_EXITING)
+			continue;
+		if (!first || t->index < first->index)
+			first = t;
+		if (t->index > after && (!next || t->index < next->index))
+			next = t;
+	}
+	return next ? next : first;
 }
 
 /*
- * A signal hermit sent a process (a timer's SIGALRM, a held-back one) waits
- * in the process's shared queue: every thread of it was in a ptrace stop
- * when it came, and the kernel gives such a signal to no stopped thread
- * (wants_signal()). The first thread resumed that does not block it takes
- * it, often a parked one retried first, which ends its call with EINTR.
- * Natively the kernel gives it to the thread-group leader when the leader
- * does not block it (complete_signal(), kernel/signal.c), wherever the
- * other threads wait. So that leader runs first: the thread to run, or
- * NULL for the usual order.
+ * A process-directed signal (a guest's kill() of its own or another guest
+ * process, a timer's SIGALRM, one from outside that hermit held back)
+ * waits in the process's shared queue: every thread of it was in a ptrace
+ * stop when it came, and the kernel gives such a signal to no stopped
+ * thread (wants_signal()). The first thread resumed that does not block it
+ * would take it, often a parked one retried first, which ends its call
+ * with EINTR. Natively complete_signal() (kernel/signal.c) gives it to the
+ * thread-group leader when the leader takes it, else to the first thread,
+ * from signal->curr_target on in thread order, that takes it, which
+ * becomes curr_target (the main thread blocks the signal: the worker the
+ * last one went to gets the next one too, while it takes them). So that
+ * thread runs first: the thread to run, or NULL for the usual order.
+ * Not covered: the sender itself, running, takes a signal it does not
+ * block at its return from kill(), where natively another thread may.
  */
 static struct task *signal_taker(struct rec *r)
 {
@@ -477,18 +515,30 @@ static struct task *signal_taker(struct rec *r)
 		return NULL;
 	r->shared_sent = 0;
 	for (size_t i = 0; i < r->ntasks; i++) {
-		struct task *t = r->tasks[i];
-		uint64_t mask;
-		int poll_mask;
+		struct task *l = r->tasks[i], *t, *start;
+		struct tracer_sigmasks st;
 
-		if (t->system || t->tid != t->tgid || !t->stopped_once ||
-		    (t->state != TASK_READY && t->state != TASK_PARKED && t->state != TASK_WAITING))
+		if (l->system || l->tid != l->tgid || !l->stopped_once ||
+		    tracer_task_sigmasks(l->tid, &st) < 0 || !st.shared)
 			continue;
-		poll_mask =
-			t->state == TASK_WAITING && t->wait == WAIT_POLL && rec_poll_mask(t, &mask);
-		if (takes_shared(t->tid, poll_mask ? &mask : NULL)) {
+		if (can_take(l) && takes_shared_now(l)) {
 			r->shared_sent = 1; /* the next one's turn after this one */
-			return t;
+			return l;
+		}
+		/* from curr_target on (one that exited: the thread after it) */
+		start = next_thread(r, l, (l->sig_target >= 0 ? l->sig_target : l->index) - 1);
+		t = start;
+		while (t) {
+			if (t != l && can_take(t) && takes_shared_now(t)) {
+				hm_trace("task %d takes the signal its process's leader blocks",
+					 t->index);
+				l->sig_target = t->index;
+				r->shared_sent = 1;
+				return t;
+			}
+			t = next_thread(r, l, t->index);
+			if (t == start)
+				break;
 		}
 	}
 	return NULL;

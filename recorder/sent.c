@@ -33,6 +33,8 @@ int rec_fd_to_outside(const struct rec *r, pid_t tid, int fd)
 		return 0; /* not open: EBADF, nothing is sent */
 	if (rec_hermits_own(r, target))
 		return 1;
+	if (rec_guest_pty(r, tid, fd, target))
+		return 0;
 	if (strncmp(target, "socket:", 7) == 0)
 		return r->opts->network_host;
 	return strncmp(target, "pipe:", 5) != 0 && strncmp(target, "anon_inode:", 11) != 0;

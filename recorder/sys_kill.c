@@ -244,3 +244,16 @@ void rec_kill_reaped(struct rec *r)
 	tracer_blockwatch_set(t->tid);
 	rec_go_on(r, t, RESUME_CONT);
 }
+
+int rec_kill_passes(const struct rec_syscall *row, const struct rec_call *c)
+{
+	int sig;
+
+	if ((c->nr != SYS_kill && c->nr != SYS_rt_sigqueueinfo && c->nr != SYS_pidfd_send_signal) ||
+	    row->match_arg <= 0)
+		return 0;
+	sig = (int)(unsigned)c->args[row->match_arg - 1];
+	if (sig == SIGKILL)
+		return 0;
+	return c->nr != SYS_kill || sig <= 0 || sig >= 64 || !(REC_KILL_ALSO >> sig & 1);
+}

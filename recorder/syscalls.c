@@ -352,7 +352,11 @@ uint64_t rec_syscall_match_also(const struct rec_syscall *row)
 {
 	switch (row->nr) {
 	case SYS_kill:
-		return REC_KILL_ALSO; /* the stop signals (sys_kill.c) */
+	case SYS_rt_sigqueueinfo:
+	case SYS_pidfd_send_signal:
+		/* every signal: a process-directed one goes to the thread the
+		 * kernel would give it to (sys_kill.c, rec_kill_passes) */
+		return ~(1ULL | 1ULL << SIGKILL);
 	case SYS_rt_sigaction:
 		return 1ULL << SIGTRAP; /* with SIGSEGV (sigmask.c) */
 	default:

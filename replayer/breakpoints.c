@@ -128,6 +128,23 @@ void replay_dbg_exec_bps(struct dbg *d)
 	}
 }
 
+/* The replay went back across an exec, into the program before it, and
+ * gdb is told so as of an exec: it counts the breakpoints and watchpoints
+ * of the program it had out, as at any exec, and sets its own again. */
+void replay_dbg_back_exec_bps(struct dbg *d)
+{
+	for (size_t i = 0; i < d->nbps;) {
+		if (!d->bps[i].internal && d->bps[i].gen != d->gen && !d->bps[i].inserted)
+			d->bps[i] = d->bps[--d->nbps];
+		else
+			i++;
+	}
+	for (int i = 0; i < MAX_WPS; i++) {
+		if (d->wps[i].gen != d->gen)
+			d->wps[i].type = 0;
+	}
+}
+
 /* gdb resumes: what it took out and did not put back is gone. */
 void replay_dbg_purge_bps(struct dbg *d)
 {

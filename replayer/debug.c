@@ -575,8 +575,11 @@ static void reply_stop(struct dbg *d, int vtid)
 	    !(d->cur.anchor == AT_TRAP && !d->cur.steps && replay_dbg_bp_at(d, d->cur.pc)))
 		st.reason = RSP_REASON_NONE;
 	st.watch_addr = d->watch_addr;
-	if (st.reason == RSP_REASON_EXEC && d->owe_reply && rsp_session_exec_events(d->rsp))
-		d->gdb_gen = d->gen; /* gdb loads the new program */
+	if (st.reason == RSP_REASON_EXEC && d->owe_reply && rsp_session_exec_events(d->rsp)) {
+		d->gdb_gen = d->gen; /* gdb loads the new program (or, back, the old) */
+		if (d->cur.anchor == AT_PRE_EXEC)
+			replay_dbg_back_exec_bps(d);
+	}
 	if (d->owe_reply)
 		rsp_session_stopped(d->rsp, &st);
 	else
@@ -682,7 +685,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 				      replay_dbg_no_checkpoints,
 				      replay_dbg_tick_stop,
 				      replay_dbg_at_tick,
-				      replay_dbg_at_exec };
+				      replay_dbg_at_exec,
+				      replay_dbg_before_exec };
 	int runs = 0, status = 0;
 
 	memset(&d, 0, sizeof(d));

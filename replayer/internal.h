@@ -21,14 +21,20 @@
 
 enum anchor {
 	AT_START,
-	AT_EVENT, /* after frame `frames` */
-	AT_TRAP,  /* the nth trap at pc by task index since frame `frames` */
-	AT_EXIT,  /* the debugged process's last stop, as it exits */
-	AT_TICK,  /* task index with `ticks` ticks, about to take its next:
-		   * its pc on that site's first byte (after frame `frames`) */
-	AT_EXEC,  /* the debugged process's exec number `execs` since frame
-		   * `frames`, by task index: its new program's first
-		   * instruction (a replay's first exec is AT_START) */
+	AT_EVENT,    /* after frame `frames` */
+	AT_TRAP,     /* the nth trap at pc by task index since frame `frames` */
+	AT_EXIT,     /* the debugged process's last stop, as it exits */
+	AT_TICK,     /* task index with `ticks` ticks, about to take its next:
+		      * its pc on that site's first byte (after frame `frames`) */
+	AT_EXEC,     /* the debugged process's exec number `execs` since frame
+		      * `frames`, by task index: its new program's first
+		      * instruction (a replay's first exec is AT_START) */
+	AT_PRE_EXEC, /* the nth execve or execveat task index of the debugged
+		      * process entered since frame `frames` (after `execs`
+		      * execs), before it runs: the last stop in the program
+		      * before an exec (its pc just after the syscall; `pc`
+		      * holds the syscall instruction's, `ticks` and `ticks0`
+		      * as a trap's) */
 };
 
 /* A stop: an anchor and the single steps after it (seek.c). */
@@ -46,6 +52,8 @@ struct pos {
 	uint64_t execs;	 /* the debugged process's execs between frame `frames` and
 			  * the anchor (AT_EXEC: its own number): an exec starts
 			  * a trap's count and an interval's steps again */
+	/* AT_EXEC: the AT_PRE_EXEC of its call (pre_nth 0: not known) */
+	uint64_t pre_frames, pre_execs, pre_nth;
 };
 
 /*
@@ -155,6 +163,9 @@ struct dbg {
 	uint64_t gen;	     /* the debugged process's execs so far in this replay (the
 			   * first, at the start, not counted): its program */
 	uint64_t execs;	     /* of those, since frame `frames` */
+	uint64_t exec_calls; /* execve entries of the debugged process since
+			      * frame `frames` */
+	struct pos pre_exec; /* the last one's AT_PRE_EXEC */
 	int exec_index;	     /* the task that made the last one, */
 	uint64_t exec_ticks; /* and its ticks then */
 	uint64_t gdb_gen;    /* the program gdb has loaded: the `gen` of the last
@@ -177,6 +188,8 @@ struct dbg {
 	struct pos pred;	  /* PRED: its last pass so far */
 	uint64_t pred_next;	  /* PRED: the trap's nth, if the pass after it is the trap */
 	uint64_t counted;	  /* COUNT: steps so far */
+	int count_at;		  /* COUNT: the target is the pass itself, not the
+			     * instruction before it */
 	uint64_t pc_seen;	  /* COUNT: passes at the target's pc */
 	int begin;		  /* the stop is at the start, reached backwards */
 	int over;		  /* stepping off a breakpoint: 1 to go on after, 2 to stop */
@@ -264,6 +277,9 @@ struct bp *replay_dbg_bp_at(struct dbg *d, uint64_t addr);
 void replay_dbg_purge_bps(struct dbg *d);
 /* The debugged process exec'd: forget what was in its memory. */
 void replay_dbg_exec_bps(struct dbg *d);
+/* The replay went back across an exec (seek.c): gdb's breakpoints of the
+ * program after it are gone. */
+void replay_dbg_back_exec_bps(struct dbg *d);
 /* A seek to a trap at PC: a breakpoint there while it runs, if gdb has
  * none (positions count the traps of breakpoints); 0 drops it. */
 void replay_dbg_target_bp(struct dbg *d, uint64_t pc);
@@ -317,6 +333,8 @@ int replay_dbg_at_exit(void *ctx, uint64_t frames);
 int replay_dbg_at_start(void *ctx);
 int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping,
 		       const struct rec_dbg_ticks *ticks);
+int replay_dbg_before_exec(void *ctx, pid_t tid, pid_t tgid, int index,
+			   const struct rec_dbg_ticks *ticks);
 
 /* ---- checkpoint.c: checkpoints ---- */
 

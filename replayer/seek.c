@@ -96,8 +96,13 @@ void replay_dbg_describe(const struct pos *p, char *out, size_t size)
 		snprintf(out, size, "event %" PRIu64 ", exec %" PRIu64 " by task %d", p->frames,
 			 p->execs, p->index);
 		break;
+	case AT_PRE_EXEC:
+		snprintf(out, size,
+			 "event %" PRIu64 ", before exec %" PRIu64 " by task %d (call %" PRIu64 ")",
+			 p->frames, p->execs + 1, p->index, p->nth);
+		break;
 	}
-	if (p->execs && p->anchor != AT_EXEC && p->anchor != AT_EXIT) {
+	if (p->execs && p->anchor != AT_EXEC && p->anchor != AT_PRE_EXEC && p->anchor != AT_EXIT) {
 		size_t n = strlen(out);
 
 		snprintf(out + n, size - n, ", after exec %" PRIu64, p->execs);
@@ -128,7 +133,8 @@ void replay_dbg_when(struct dbg *d, char *out, size_t size)
 			th = &d->stop->threads[i];
 	}
 	if ((d->cur.anchor == AT_START && !d->cur.steps) ||
-	    (d->cur.anchor == AT_EXEC && !d->cur.steps) || d->cur.anchor == AT_EXIT || !th ||
+	    (d->cur.anchor == AT_EXEC && !d->cur.steps) ||
+	    (d->cur.anchor == AT_PRE_EXEC && !d->cur.steps) || d->cur.anchor == AT_EXIT || !th ||
 	    tracer_get_regs(th->tid, &r) < 0) {
 		replay_dbg_describe(&d->cur, out, size);
 		return;
@@ -165,6 +171,7 @@ void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target)
 	d->have_hit = 0;
 	d->counted = d->pc_seen = 0;
 	replay_dbg_wsteps_reset(d);
+	d->count_at = 0;
 	d->steps_left = 0;
 	d->rerun = 1;
 	d->arrive_reason = 0;
@@ -188,7 +195,34 @@ static int same_anchor(const struct pos *a, const struct pos *b)
 		return a->anchor == b->anchor && a->index == b->index && a->ticks == b->ticks;
 	return a->anchor == b->anchor && a->frames == b->frames && a->execs == b->execs &&
 	       (a->anchor != AT_TRAP ||
-		(a->index == b->index && a->pc == b->pc && a->nth == b->nth));
+		(a->index == b->index && a->pc == b->pc && a->nth == b->nth)) &&
+	       (a->anchor != AT_PRE_EXEC || (a->index == b->index && a->nth == b->nth));
+}
+
+/*
+ * Going back across exec EXEC of the debugged process: to the last stop
+ * in the program before it, the entry of its execve, reported to gdb as
+ * an exec (T05exec:<that program>), as a forward exec is. gdb follows it
+ * as it follows any exec (follow_exec() in gdb/infrun.c): it loads that
+ * program, sets its breakpoints again, in that program, and goes on in
+ * the direction it was going. 0 where that cannot be (a gdb without exec
+ * events, an exec whose call was not seen): history stops at the exec.
+ */
+static int cross_exec(struct dbg *d, const struct pos *exec)
+{
+	struct pos pre = { .anchor = AT_PRE_EXEC,
+			   .frames = exec->pre_frames,
+			   .execs = exec->pre_execs,
+			   .index = exec->index,
+			   .nth = exec->pre_nth,
+			   .by_task = 1 };
+
+	if (exec->anchor != AT_EXEC || !exec->pre_nth || !rsp_session_exec_events(d->rsp))
+		return 0;
+	hm_debug("debugger: back across exec %" PRIu64 ", into the program before it", exec->execs);
+	replay_dbg_seek(d, TO_POS, &pre);
+	d->arrive_reason = RSP_REASON_EXEC;
+	return 1;
 }
 
 /* Whether the replay is at the anchor of the seek's target now. A call's
@@ -220,6 +254,8 @@ int replay_dbg_reverse_by_hits(struct dbg *d)
 			return 0;
 	}
 	last = replay_hits_last(&d->hits, d->moves, is_whole_bp, d);
+	if (last && cross_exec(d, last))
+		return 1;
 	if (last) {
 		struct pos to = *last;
 
@@ -323,7 +359,9 @@ static void count_back(struct dbg *d, const struct pos *trap)
 void replay_dbg_plan_reverse(struct dbg *d)
 {
 	if (d->cur.anchor == AT_EXEC && !d->cur.steps) {
-		/* At an exec: history goes back no further (below). */
+		/* At an exec: into the program before it, else no further. */
+		if (cross_exec(d, &d->cur))
+			return;
 		d->begin = 1;
 		replay_dbg_seek(d, TO_POS, &d->cur);
 		return;
@@ -367,6 +405,24 @@ void replay_dbg_plan_reverse(struct dbg *d)
 			return;
 		}
 		count_back(d, &d->cur);
+		return;
+	}
+	if (d->cur.anchor == AT_PRE_EXEC && d->cur.pc) {
+		/* Before an exec: its syscall instruction, about to run. No
+		 * pc is passed twice between two ticks; with none since the
+		 * event, the calls of the exec since then are its passes
+		 * (glibc's execve has a syscall instruction of its own). */
+		struct pos at = { .anchor = AT_TRAP,
+				  .frames = d->cur.frames,
+				  .index = d->cur.index,
+				  .pc = d->cur.pc,
+				  .nth = d->cur.ticks > d->cur.ticks0 ? 1 : d->cur.nth,
+				  .ticks = d->cur.ticks,
+				  .ticks0 = d->cur.ticks0,
+				  .execs = d->cur.execs };
+
+		count_back(d, &at);
+		d->count_at = 1;
 		return;
 	}
 	if (d->cur.anchor == AT_TICK) {
@@ -418,6 +474,8 @@ void replay_dbg_finish_scan(struct dbg *d, int alive)
 		d->wprev_have = had;
 		return;
 	}
+	if (d->have_hit && cross_exec(d, &d->last_hit))
+		return;
 	if (d->have_hit) {
 		int floor = d->last_hit.anchor == AT_EXEC;
 
@@ -646,7 +704,10 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 			replay_dbg_describe(&p, from, sizeof(from));
 			hm_debug("debugger: %" PRIu64 " steps from %s to the hit", d->counted,
 				 from);
-			if (d->counted == 0) {
+			if (d->count_at) {
+				p.steps = d->counted; /* the pass itself */
+				p.index = d->last_hit.index;
+			} else if (d->counted == 0) {
 				d->begin = p.anchor == AT_START;
 				p = d->last_hit; /* nothing before it in its interval */
 			} else {
@@ -677,6 +738,7 @@ static void count_reset(struct dbg *d, uint64_t frames)
 	d->frames = frames;
 	d->ncounts = 0;
 	d->execs = 0;
+	d->exec_calls = 0;
 }
 
 /* Task INDEX is about to run the instruction at PC, where a breakpoint is
@@ -948,6 +1010,12 @@ int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping
 			       .index = index,
 			       .by_task = 1,
 			       .ticks = tk->now };
+	if (d->pre_exec.anchor == AT_PRE_EXEC && d->pre_exec.index == index) {
+		d->cur.pre_frames = d->pre_exec.frames;
+		d->cur.pre_execs = d->pre_exec.execs;
+		d->cur.pre_nth = d->pre_exec.nth;
+	}
+	d->pre_exec.anchor = AT_START; /* used */
 	moved(d);
 	replay_hits_add(&d->hits, &d->cur, d->moves); /* a floor (hits.c) */
 	hm_debug("debugger: task %d exec'd (event %" PRIu64 ", exec %" PRIu64 ")", index, d->frames,
@@ -992,4 +1060,44 @@ int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping
 		break;
 	}
 	return stepping || (!d->anchored && same_anchor(&d->cur, &d->target));
+}
+
+/*
+ * Task INDEX of process TGID enters an execve (or execveat), which has not
+ * run yet. Positions before an exec are named by this entry (AT_PRE_EXEC:
+ * the nth such call of the debugged process since the last event), so
+ * that going back across the exec (cross_exec) can stop in the program
+ * before it. The replay stops only where a seek's target is such a stop;
+ * a continue passes it.
+ */
+int replay_dbg_before_exec(void *ctx, pid_t tid, pid_t tgid, int index,
+			   const struct rec_dbg_ticks *tk)
+{
+	struct dbg *d = ctx;
+	struct user_regs_struct r;
+	uint64_t ticks0 = tk->at_event;
+
+	if (!d->tgid || tgid != d->tgid)
+		return 0;
+	if (d->execs && index == d->exec_index && ticks0 < d->exec_ticks)
+		ticks0 = d->exec_ticks;
+	d->exec_calls++;
+	d->pre_exec = (struct pos){ .anchor = AT_PRE_EXEC,
+				    .frames = d->frames,
+				    .execs = d->execs,
+				    .index = index,
+				    .nth = d->exec_calls,
+				    .by_task = 1,
+				    /* (syscall is 0f 05: the call's own instruction) */
+				    .pc = tracer_get_regs(tid, &r) == 0 ? r.rip - 2 : 0,
+				    .ticks = tk->now,
+				    .ticks0 = ticks0 };
+	if (d->anchored ||
+	    (d->mode != TO_POS && d->mode != SCAN && d->mode != COUNT && d->mode != WFIND &&
+	     d->mode != PRED) ||
+	    !same_anchor(&d->pre_exec, &d->target))
+		return 0;
+	d->cur = d->pre_exec;
+	moved(d);
+	return 1;
 }

@@ -318,3 +318,48 @@ int tracer_task_state(pid_t tid)
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] ? p[2] : -EINVAL;
 }
+
+int tracer_fd_tty_index(pid_t tid, int fd)
+{
+	char path[64], line[256];
+	FILE *f;
+	int index = -ENOTTY;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", tid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	/* pty_show_fdinfo() (drivers/tty/pty.c), for a /dev/ptmx descriptor */
+	while (fgets(line, sizeof(line), f)) {
+		int v;
+
+		if (sscanf(line, "tty-index: %d", &v) == 1 && v >= 0)
+			index = v;
+	}
+	fclose(f);
+	return index;
+}
+
+int tracer_task_tty(pid_t tid)
+{
+	char path[64], buf[512];
+	const char *p;
+	unsigned long tty_nr;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = 0;
+	/* pid (comm) state ppid pgrp session tty_nr: proc(5) */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %lu", &tty_nr) != 1)
+		return -EINVAL;
+	return (int)tty_nr;
+}

@@ -431,6 +431,12 @@ int tracer_fd_target(pid_t tid, int fd, char *buf, size_t size);
 /* Descriptor FD of TID: its offset and open flags (/proc/TID/fdinfo/FD),
  * and whether it is a regular file. 0 or -errno. */
 int tracer_fd_info(pid_t tid, int fd, uint64_t *pos, unsigned *flags, int *regular);
+/* The pty index of TID's descriptor FD when it is a pseudo-terminal master
+ * (its /proc/TID/fdinfo/FD "tty-index"), or -errno (-ENOTTY: no master). */
+int tracer_fd_tty_index(pid_t tid, int fd);
+/* TID's controlling terminal as a device number (tty_nr of /proc/TID/stat:
+ * 0 for none), or -errno. */
+int tracer_task_tty(pid_t tid);
 /* Thread TID's name (/proc comm) in BUF: 0, or -errno. */
 int tracer_task_comm(pid_t tid, char *buf, size_t size);
 /* TID's signal masks (bit N-1 for signal N), from /proc/TID/status. */

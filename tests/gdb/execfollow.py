@@ -4,9 +4,10 @@
 # script), under gdb, which starts on the wrapper's program. gdb must
 # follow the exec (exec-events): a pending breakpoint on gdbtwo's bump()
 # is hit, in gdbtwo.c, with gdbtwo as the inferior's program; a
-# reverse-continue from there goes back no further than the exec (its
-# first instruction, "No more reverse-execution history"), and from the
-# exec no further either; `catch exec` stops there, where qXfer:exec-file
+# reverse-continue from there goes back across the exec (gdb is told of
+# it, and loads the wrapper's program again: tests/gdb/execback.py) to the
+# start, where reverse-stepi and reverse-continue stay ("No more
+# reverse-execution history"); `catch exec` stops there, where qXfer:exec-file
 # names gdbtwo, and `break main` then continue hits gdbtwo's main; a
 # continue through every hit reaches the end with the recorded output.
 # Prints PASS, or FAIL and why (gdb's exit status 1).
@@ -53,17 +54,19 @@ try:
     bt = run("bt")
     check("worker" in bt, "bt at bump: %r" % bt)
     first = when()
-    # backwards: no further than the exec
-    run("reverse-continue")
-    at_exec = when()
-    check(", exec 1 by task 0" in at_exec, "reverse-continue stopped at %s" % at_exec)
+    # backwards: across the exec, into the wrapper (bump is pending
+    # there), to the start
+    out = run("reverse-continue")
+    at_start = when()
+    check("the start" in at_start and progname() == start_prog,
+          "reverse-continue stopped at %s in %r (%r)" % (at_start, progname(), out))
     run("reverse-stepi")
-    check(when() == at_exec, "reverse-stepi at the exec: %s" % when())
+    check(when() == at_start, "reverse-stepi at the start: %s" % when())
     run("reverse-continue")
-    check(when() == at_exec, "reverse-continue at the exec: %s" % when())
+    check(when() == at_start, "reverse-continue at the start: %s" % when())
     run("continue")
     check(frame_name() == "bump" and when() == first,
-          "forwards again from the exec: %s, not %s" % (when(), first))
+          "forwards again from the start: %s, not %s" % (when(), first))
     # every hit, to the end
     hits = 1
     for i in range(20):

@@ -8,7 +8,9 @@
 # there qXfer:exec-file names PROGRAM and qXfer:auxv is PROGRAM's (its
 # AT_ENTRY is PROGRAM's entry point, not the wrapper's), and a software
 # breakpoint is accepted where one in the wrapper's program was refused
-# after the exec. Prints PASS, or FAIL and why (exit status 1).
+# after the exec; a reverse-continue from the exec goes back across it
+# with T05exec:<hex of the wrapper's path>, and from there to the start.
+# Prints PASS, or FAIL and why (exit status 1).
 import os
 import re
 import struct
@@ -77,5 +79,22 @@ if b"exec" in rsp.ask(b"?"):
     fail("'?' told the exec again")
 if rsp.ask(b"Z0,%x,1" % entry) != b"OK" or rsp.ask(b"z0,%x,1" % entry) != b"OK":
     fail("a breakpoint at %s's entry refused" % prog)
+# back across the exec: an exec stop that names the wrapper (the end of
+# its execve call), where exec-file and auxv are the wrapper's again; and
+# back from there, with no breakpoints, to the start
+stop = rsp.ask(b"bc")
+m = re.match(rb"T05exec:([0-9a-f]+);thread:p[0-9a-f]+\.[0-9a-f]+;", stop)
+if not m:
+    fail("a reverse-continue from the exec stopped with %r" % stop)
+path = bytes.fromhex(m.group(1).decode()).decode()
+if os.path.realpath(path) != wrapper:
+    fail("the exec stop going back names %r, not %s" % (path, wrapper))
+if os.path.realpath(rsp.xfer(b"exec-file").decode()) != wrapper:
+    fail("exec-file back across the exec is not %s" % wrapper)
+if at_entry(rsp.xfer(b"auxv")) != entry0:
+    fail("auxv back across the exec is not the wrapper's")
+stop = rsp.ask(b"bc")
+if b"replaylog:begin" not in stop:
+    fail("a reverse-continue before the exec stopped with %r" % stop)
 rsp.s.sendall(packet(b"k"))
 print("PASS")

@@ -120,8 +120,11 @@ done
 # gdbtwo'`, env, and a shell script (removed before the replay: the
 # recording keeps it). gdb starts on the wrapper's program and must
 # follow the exec (tests/gdb/execfollow.py: a pending breakpoint in
-# gdbtwo hit, reverse execution no further back than the exec, catch exec
-# and break main); and raw RSP without exec-events+ gets no exec stop,
+# gdbtwo hit, reverse execution back across the exec to the start, catch
+# exec and break main), and go back across it into the wrapper's program
+# (tests/gdb/execback.py: a breakpoint on its execve hit again, catch exec
+# going back, reverse-stepi and stepi around the exec; with a checkpoint
+# at every event too); and raw RSP without exec-events+ gets no exec stop,
 # with them T05exec:<path> (tests/gdb/execraw.py).
 printf '#!/bin/sh\nexec "%s" "$@"\n' "$GUESTS/gdbtwo" >"$WORK/wrap.sh"
 chmod +x "$WORK/wrap.sh"
@@ -140,7 +143,11 @@ for how in sh env script; do
 	[ "$st" = 0 ] || { cat "$WORK/rec-exec-$how.err" >&2; fail "recording gdbtwo through $how exited $st"; }
 	grep -qx 'counter 33' "$WORK/rec-exec-$how" || fail "gdbtwo through $how printed: $(cat "$WORK/rec-exec-$how")"
 	HERMIT_EXEC_PROG="$GUESTS/gdbtwo" serve exec-$how execfollow.py "$first"
+	[ "$how" = script ] ||
+		HERMIT_EXEC_PROG="$GUESTS/gdbtwo" serve execback-$how execback.py "$first"
 done
+export HERMIT_DATA_DIR="$WORK/exec-sh"
+HERMIT_CHECKPOINT_EVERY=1 HERMIT_EXEC_PROG="$GUESTS/gdbtwo" serve execback-cp execback.py /bin/sh
 export HERMIT_DATA_DIR="$WORK/exec-sh"
 RAW=1 serve exec-raw execraw.py "$GUESTS/gdbtwo"
 

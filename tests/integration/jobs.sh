@@ -138,12 +138,10 @@ if command -v pgrep >/dev/null 2>&1 && mkfifo "$WORK/in"; then
 		fail "outside stop: the guest printed '$(cat "$WORK/ostop")'"
 fi
 
-# The pty the guest makes: a replay opens /dev/ptmx in a view of the file
-# system that does not let it (EIO), so this case is run and recorded only.
+# The pty the guest makes is the guest's own (recorder/pty.c): its
+# ioctls and its SIGTTOU happen in the replay too.
 if [ -e /dev/ptmx ] && timeout 10 "$GUESTS/jobctl" tostop >/dev/null 2>&1; then
-	native tostop "$GUESTS/jobctl" tostop
-	same tostop run run -- "$GUESTS/jobctl" tostop
-	same tostop record record start -- "$GUESTS/jobctl" tostop
+	three_ways tostop "$GUESTS/jobctl" tostop
 else
 	echo "jobs.sh: no pty here: the tostop case is skipped" >&2
 fi

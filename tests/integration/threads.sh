@@ -6,7 +6,8 @@
 # exclude, every item gets through, timed waits time out after exactly
 # their timeout of virtual time, sleepers wake shortest first, timers fire
 # on virtual time, a seed always repeats its own interleaving, and shared
-# futexes wake as many waiters as the kernel would, in its order.
+# futexes wake as many waiters as the kernel would, in its order, and a
+# signal to the process goes to the thread the kernel would give it to.
 #
 # Every guest is checked in its own subshell so that one failure does not
 # hide the others; the test fails if any did.
@@ -286,8 +287,38 @@ EOF
 	done
 }
 
+# ---- sigroute: a signal to the process whose main thread blocks it goes
+# to a thread that does not, as complete_signal() chooses (kernel/signal.c):
+# natively, under run (with --verify, and with chaos seeds), and recorded
+# then replayed, the same worker's handler runs and its pause() or read()
+# returns EINTR ----
+t_sigroute() {
+	export HERMIT_DATA_DIR="$WORK/data"
+	for c in "pause 1" "read 1" "pause 3" "read 3" "pause 3 stay" "read 4 stay" "pause 4 mixed" \
+		"read 3 mixed" "pause 3 order" "read 4 order"; do
+		n=$(echo "$c" | tr ' ' _)
+		# shellcheck disable=SC2086
+		timeout -k 5 60 "$GUESTS/sigroute" $c >"$WORK/sr.$n.native" ||
+			fail "sigroute $c: exited $? natively"
+		grep -q 'returned EINTR 1 of 1' "$WORK/sr.$n.native" ||
+			{ cat "$WORK/sr.$n.native" >&2; fail "sigroute $c: no worker's call returned EINTR natively"; }
+		for how in verify chaos1 chaos2 record replay; do
+			# shellcheck disable=SC2086
+			case $how in
+			verify) hm "$WORK/sr.$n.$how" run --verify -- "$GUESTS/sigroute" $c ;;
+			chaos*) hm "$WORK/sr.$n.$how" run --verify --chaos --seed "${how#chaos}" -- "$GUESTS/sigroute" $c ;;
+			record) hm "$WORK/sr.$n.$how" record start -- "$GUESTS/sigroute" $c ;;
+			replay) hm "$WORK/sr.$n.$how" replay --autopilot ;;
+			esac
+			st=$?
+			[ $st = 0 ] || { tail -20 "$WORK/sr.$n.$how.err" >&2; fail "sigroute $c: $how exited $st"; }
+			diff -u "$WORK/sr.$n.native" "$WORK/sr.$n.$how" || fail "sigroute $c: $how printed other output"
+		done
+	done
+}
+
 failed=
-for t in mutex condvar barrier rwlock semaphore pipe_pc tcp_echo timers mtfork log4 sleepers shfutex; do
+for t in mutex condvar barrier rwlock semaphore pipe_pc tcp_echo timers mtfork log4 sleepers shfutex sigroute; do
 	[ -x "$GUESTS/$t" ] || fail "$t: the guest $GUESTS/$t is not built"
 	(t_$t) || failed="$failed $t"
 done
