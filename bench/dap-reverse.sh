@@ -26,11 +26,10 @@ die() {
 	exit 1
 }
 
-command -v node >/dev/null || die "node is not installed"
-[ -d "$here/../tests/dap/node_modules/@vscode/debugadapter-testsupport" ] ||
-	die "run 'npm ci --prefix tests/dap' first"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hermit-bench.XXXXXX") || die "cannot make a temporary folder"
 trap 'rm -rf "$tmp"' EXIT
+. "$here/lib.sh"
+need_dap_client
 export HERMIT_DATA_DIR="$tmp/data"
 cp "$here/events.c" "$tmp/events.c"
 (cd "$tmp" && "$CC" -O0 -g -o events events.c) || die "cannot build events.c"

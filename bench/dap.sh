@@ -27,11 +27,10 @@ die() {
 	exit 1
 }
 
-command -v node >/dev/null || die "node is not installed"
-[ -d "$here/../tests/dap/node_modules/@vscode/debugadapter-testsupport" ] ||
-	die "run 'npm ci --prefix tests/dap' first"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hermit-bench.XXXXXX") || die "cannot make a temporary folder"
 trap 'rm -rf "$tmp"' EXIT
+. "$here/lib.sh"
+need_dap_client
 export HERMIT_DATA_DIR="$tmp/data"
 "$CC" -O0 -g -pthread -o "$tmp/inspectme" "$here/../tests/guests/inspectme.c" ||
 	die "cannot build inspectme.c"

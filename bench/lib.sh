@@ -31,3 +31,11 @@ median() {
 		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+
+# For the hermit-dap benches: node and the DAP test client
+# (tests/dap/node_modules, from `npm ci --prefix tests/dap`); dies without.
+need_dap_client() {
+	command -v node >/dev/null || die "node is not installed"
+	[ -d "$here/../tests/dap/node_modules/@vscode/debugadapter-testsupport" ] ||
+		die "run 'npm ci --prefix tests/dap' first"
+}

@@ -226,40 +226,35 @@ int rec_fs_path(pid_t tid, int dirfd, uint64_t addr, char *out, size_t size)
  * into the recording's files/, so recordings share what they have in
  * common; a copy into files/ where that cannot be.
  */
-static int store(struct rec_files *f, const char *path, char hex[65], uint64_t *size)
+static int store_with(struct rec_files *f, const char *path, char hex[65], uint64_t *size,
+		      int (*put)(const char *dir, const char *src, char hex[65], uint64_t *size))
 {
 	char obj[4096 + 80], mine[4096 + 80];
 	int err;
 
 	if (!f->objects)
-		return hm_store_copy(f->dir, path, hex, size);
-	err = hm_store_copy(f->objects, path, hex, size);
+		return put(f->dir, path, hex, size);
+	err = put(f->objects, path, hex, size);
 	if (err)
 		return err;
 	snprintf(obj, sizeof(obj), "%s/%s", f->objects, hex);
 	snprintf(mine, sizeof(mine), "%s/%s", f->dir, hex);
 	if (link(obj, mine) == 0 || errno == EEXIST)
 		return 0;
-	return hm_store_copy(f->dir, obj, hex, size);
+	return put(f->dir, obj, hex, size);
 }
 
+static int store(struct rec_files *f, const char *path, char hex[65], uint64_t *size)
+{
+	return store_with(f, path, hex, size, hm_store_copy);
+}
+
+/* The same without fsync (hm_store_quick): copies a replay checks first. */
 int rec_files_keep(struct rec_files *f, const char *path, char hex[65], uint64_t *size)
 {
-	char obj[4096 + 80], mine[4096 + 80];
-	int err;
-
 	if (!f || !f->dir)
 		return -ENOENT;
-	if (!f->objects)
-		return hm_store_quick(f->dir, path, hex, size);
-	err = hm_store_quick(f->objects, path, hex, size);
-	if (err)
-		return err;
-	snprintf(obj, sizeof(obj), "%s/%s", f->objects, hex);
-	snprintf(mine, sizeof(mine), "%s/%s", f->dir, hex);
-	if (link(obj, mine) == 0 || errno == EEXIST)
-		return 0;
-	return hm_store_quick(f->dir, obj, hex, size);
+	return store_with(f, path, hex, size, hm_store_quick);
 }
 
 int rec_files_add(struct rec_files *f, const char *path)

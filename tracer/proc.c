@@ -299,24 +299,40 @@ int tracer_pidns(pid_t tid, uint64_t *ns)
 	return 0;
 }
 
-int tracer_task_state(pid_t tid)
+/* The fields of /proc/TID/stat after the command's ')' into BUF (SIZE
+ * bytes): a pointer to them, or NULL with *ERR set (-errno, -ESRCH when
+ * the task is gone, -EINVAL for what proc(5) does not describe). */
+static const char *stat_after_comm(pid_t tid, char *buf, size_t size, int *err)
 {
-	char path[64], buf[512];
+	char path[64];
 	const char *p;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	n = read(fd, buf, size - 1);
+	*err = n < 0 ? -errno : -ESRCH;
 	close(fd);
 	if (n <= 0)
-		return n < 0 ? -errno : -ESRCH;
+		return NULL;
 	buf[n] = 0;
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] ? p[2] : -EINVAL;
+	*err = -EINVAL;
+	return p && p[1] == ' ' && p[2] ? p + 1 : NULL;
+}
+
+int tracer_task_state(pid_t tid)
+{
+	char buf[512];
+	int err;
+	const char *p = stat_after_comm(tid, buf, sizeof(buf), &err);
+
+	return p ? p[1] : err;
 }
 
 int tracer_fd_tty_index(pid_t tid, int fd)
@@ -342,24 +358,15 @@ int tracer_fd_tty_index(pid_t tid, int fd)
 
 int tracer_task_tty(pid_t tid)
 {
-	char path[64], buf[512];
-	const char *p;
+	char buf[512];
 	unsigned long tty_nr;
-	ssize_t n;
-	int fd;
+	int err;
+	const char *p = stat_after_comm(tid, buf, sizeof(buf), &err);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ESRCH;
-	buf[n] = 0;
 	/* pid (comm) state ppid pgrp session tty_nr: proc(5) */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %lu", &tty_nr) != 1)
+	if (!p)
+		return err;
+	if (sscanf(p, " %*c %*d %*d %*d %lu", &tty_nr) != 1)
 		return -EINVAL;
 	return (int)tty_nr;
 }
