@@ -40,6 +40,12 @@ const char *dw_insn_kind_name(enum dw_insn_kind kind);
  */
 int dw_insn_scan(const char *path, int (*cb)(const struct dw_insn *insn, void *arg), void *arg);
 
+/* dw_insn_scan through the cache folder DIR (insncache.c; NULL: none):
+ * what a decode of the same file contents found before is read back (*HIT
+ * set), else the file is decoded and what it holds is kept there. */
+int dw_insn_scan_cached(const char *dir, const char *path,
+			int (*cb)(const struct dw_insn *insn, void *arg), void *arg, int *hit);
+
 /* Decode BUF (LEN bytes at VADDR) the same way; for tests and callers that
  * already hold the bytes. */
 int dw_insn_scan_buf(const unsigned char *buf, size_t len, uint64_t vaddr,
@@ -118,6 +124,38 @@ int dw_sites(const char *path, uint64_t seed, unsigned density, size_t max,
 int dw_sites_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
 		 unsigned density, size_t max, int (*cb)(const struct dw_site *site, void *arg),
 		 void *arg);
+
+/* ---- cachefile.c: files kept across runs (docs/preemption.md "Planning") ---- */
+
+/* The cache folder (hm_cachedir_path), looked up once; NULL: none. */
+const char *dw_cache_dir(void);
+/*
+ * The name, in *OUT (SIZE bytes), under which what was made from the file
+ * at PATH for KIND is kept in cache folder DIR: DIR/<the hermit binary's
+ * SHA-256, 16 digits>/<PATH's SHA-256>-KIND. PATH's hash is remembered
+ * under its device, inode, size, mtime and ctime. Folders are made where
+ * missing. 0 or -errno (-ENOENT: DIR is NULL, no cache).
+ */
+int dw_cache_name(const char *dir, const char *path, const char *kind, char *out, size_t size);
+
+/* A kept file's body, in a private mapping of MAP_LEN bytes at MAP. */
+struct dw_cache_blob {
+	void *map;
+	size_t map_len;
+	void *body; /* LEN bytes, 8-byte aligned */
+	size_t len;
+};
+
+/* Room for a body of LEN bytes (zeros) to fill, with MAGIC (8 bytes).
+ * 0 or -ENOMEM. */
+int dw_cache_alloc(struct dw_cache_blob *b, const char magic[8], size_t len);
+/* Keep B (from dw_cache_alloc, filled) as FILE, atomically. 0 or -errno. */
+int dw_cache_store(const char *file, const struct dw_cache_blob *b);
+/* Map FILE (read-only) into *B when it holds a whole body with MAGIC and
+ * its digest matches. 0 or -errno (-EBADMSG: short, damaged or not one). */
+int dw_cache_load(const char *file, const char magic[8], struct dw_cache_blob *b);
+/* Unmap B (empty: nothing). */
+void dw_cache_free(struct dw_cache_blob *b);
 
 /* ---- patch.c: counted sites (DESIGN.md "Progress without a PMU") ---- */
 

@@ -59,8 +59,8 @@ struct patched {
 	uint64_t tramp_addr;
 	size_t tramp_len;
 	size_t tramp_used; /* bytes of it the trampolines fill */
-	uint8_t *orig;	  /* the code as it was */
-	uint8_t *patched; /* and as it is */
+	uint8_t *orig;	   /* the code as it was */
+	uint8_t *patched;  /* and as it is */
 	uint8_t *tramp;
 	struct dw_patch_site *sites; /* by address */
 	size_t n;
@@ -152,10 +152,6 @@ int tracer_ticks_fork(pid_t parent, pid_t child)
 	return 0;
 }
 
-/* Plans kept across runs (dwarf/plancache.c), looked up once. */
-static char *cache_dir;
-static int cache_dir_known;
-
 /* The plan of the executable segment of PATH that holds file offset OFF. */
 static struct plan *plan_for(const char *path, const char *name, uint64_t off, uint64_t seed,
 			     unsigned density)
@@ -183,11 +179,7 @@ static struct plan *plan_for(const char *path, const char *name, uint64_t off, u
 	pl->density = density;
 	pl->off = off;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!cache_dir_known) {
-		cache_dir_known = 1;
-		cache_dir = hm_cachedir_path();
-	}
-	pl->err = dw_patch_plan_cached(cache_dir, path, off, seed, density, &pl->p, &hit);
+	pl->err = dw_patch_plan_cached(dw_cache_dir(), path, off, seed, density, &pl->p, &hit);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (pl->err)
 		hm_debug("no counted sites in '%s': %s", name, hm_strerror(pl->err));
@@ -677,7 +669,7 @@ static const struct dw_patch_site *trap_at(const struct proc *pr, uint64_t addr)
 		if (addr < p->tramp_addr || addr >= p->tramp_addr + p->tramp_len)
 			continue;
 		hit = p->ntraps ? bsearch(key, p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap)
-				  : NULL;
+				: NULL;
 		return hit ? &p->sites[hit[1]] : NULL;
 	}
 	return NULL;

@@ -8,8 +8,9 @@
  * hypervisors ignore the guest's CR4.TSD (seen: PVM under Firecracker),
  * and rdtsc then runs unhindered; tracer_tsc_traps() probes for that once.
  * There, the rdtsc and rdtscp instructions of each new program image are
- * found with the instruction map (dwarf/) and overwritten with int3 and
- * nops; the SIGTRAP that follows names the site.
+ * found with the instruction map (dwarf/, kept across runs in the cache
+ * folder: dwarf/insncache.c) and overwritten with int3 and nops; the
+ * SIGTRAP that follows names the site.
  *
  * Either way the tracer writes edx:eax (and ecx for rdtscp), moves rip
  * past the instruction and suppresses the signal.
@@ -92,7 +93,7 @@ static int add_site(const struct dw_insn *insn, void *arg)
 static struct image *image_for(const char *path, const struct stat *st)
 {
 	struct image *img;
-	int n;
+	int n, hit = 0;
 
 	for (img = images; img; img = img->next) {
 		if (img->dev == st->st_dev && img->ino == st->st_ino &&
@@ -104,9 +105,12 @@ static struct image *image_for(const char *path, const struct stat *st)
 	img->dev = st->st_dev;
 	img->ino = st->st_ino;
 	img->mtime = st->st_mtim;
-	n = dw_insn_scan(path, add_site, img);
+	n = dw_insn_scan_cached(dw_cache_dir(), path, add_site, img, &hit);
 	if (n < 0)
 		hm_debug("cannot decode '%s': %s", path, hm_strerror(n));
+	else
+		hm_debug("'%s': %zu rdtsc sites, %s", path, img->nsites,
+			 hit ? "read from the cache" : "decoded");
 	img->next = images;
 	images = img;
 	return img;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "dwarf/dwarf.h"
 
@@ -460,15 +461,120 @@ static void test_plan_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Two instructions for the instruction map to find in this test's own
+ * file: never run. */
+__asm__(".pushsection .text\n"
+	"hermit_test_tsc_probe: rdtsc\n"
+	"rdtscp\n"
+	"ret\n"
+	".popsection\n");
+
+struct insns {
+	struct dw_insn v[256];
+	size_t n;
+};
+
+static int keep_insn(const struct dw_insn *insn, void *arg)
+{
+	struct insns *s = arg;
+
+	if (s->n < 256)
+		s->v[s->n++] = *insn;
+	return 0;
+}
+
+/* Scan PATH through the cache in DIR: it must find what WANT holds, and
+ * read it back when HIT_WANTED. */
+static void scan_again(const char *dir, const char *path, const struct insns *want, int hit_wanted)
+{
+	struct insns got = { .n = 0 };
+	int hit = -1;
+
+	assert_int_equal(dw_insn_scan_cached(dir, path, keep_insn, &got, &hit), (int)want->n);
+	assert_int_equal(hit, hit_wanted);
+	assert_int_equal(got.n, want->n);
+	for (size_t i = 0; i < want->n; i++) {
+		assert_int_equal(got.v[i].vaddr, want->v[i].vaddr);
+		assert_int_equal(got.v[i].length, want->v[i].length);
+		assert_int_equal(got.v[i].kind, want->v[i].kind);
+	}
+}
+
+/* The instruction map kept across runs (insncache.c, cachefile.c): read
+ * back when the file's contents are the same (another inode with the same
+ * bytes too), decoded again when they differ, when the kept file is cut
+ * short or damaged, and without a cache folder at all. */
+static void test_insn_cache(void **state)
+{
+	char tmp[] = "/tmp/hermit-insncache.XXXXXX", dir[128], copy[128], cmd[512];
+	struct insns want = { .n = 0 }, other = { .n = 0 };
+	struct dw_cache_blob b;
+	int hit = -1, kinds = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	snprintf(dir, sizeof(dir), "%s/cache", tmp);
+	assert_true(dw_insn_scan("/proc/self/exe", keep_insn, &want) >= 2);
+	for (size_t i = 0; i < want.n; i++)
+		kinds |= 1 << want.v[i].kind;
+	assert_true((kinds & (1 << DW_INSN_RDTSC)) && (kinds & (1 << DW_INSN_RDTSCP)));
+	scan_again(NULL, "/proc/self/exe", &want, 0);
+	scan_again(dir, "/proc/self/exe", &want, 0);
+	scan_again(dir, "/proc/self/exe", &want, 1);
+	/* The same bytes elsewhere: the same kept map. */
+	snprintf(copy, sizeof(copy), "%s/copy", tmp);
+	snprintf(cmd, sizeof(cmd), "cp /proc/%d/exe %s", (int)getpid(), copy);
+	assert_int_equal(system(cmd), 0);
+	scan_again(dir, copy, &want, 1);
+	/* Other bytes (one appended): another key, decoded. */
+	snprintf(cmd, sizeof(cmd), "printf x >> %s", copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(dw_insn_scan_cached(dir, copy, keep_insn, &other, &hit), (int)want.n);
+	assert_int_equal(hit, 0);
+	/* Cut short, then a flipped byte: each is decoded again, and right. */
+	snprintf(cmd, sizeof(cmd),
+		 "for f in %s/*/*-insns; do truncate -s $(($(stat -c %%s \"$f\") / 2)) \"$f\"; "
+		 "done",
+		 dir);
+	assert_int_equal(system(cmd), 0);
+	scan_again(dir, "/proc/self/exe", &want, 0);
+	snprintf(cmd, sizeof(cmd),
+		 "for f in %s/*/*-insns; do printf '\\377' | dd of=\"$f\" bs=1 seek=30 "
+		 "conv=notrunc 2>/dev/null; done",
+		 dir);
+	assert_int_equal(system(cmd), 0);
+	scan_again(dir, "/proc/self/exe", &want, 0);
+	scan_again(dir, "/proc/self/exe", &want, 1);
+	/* A kept file read as another kind: not one. */
+	snprintf(cmd, sizeof(cmd), "%s/blob", tmp);
+	assert_int_equal(dw_cache_alloc(&b, "HMTEST01", 5), 0);
+	memcpy(b.body, "hello", 5);
+	assert_int_equal(dw_cache_store(cmd, &b), 0);
+	dw_cache_free(&b);
+	assert_int_equal(dw_cache_load(cmd, "HMTEST02", &b), -EBADMSG);
+	assert_int_equal(dw_cache_load(cmd, "HMTEST01", &b), 0);
+	assert_int_equal(b.len, 5);
+	assert_memory_equal(b.body, "hello", 5);
+	dw_cache_free(&b);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_jcc_rel8),	     cmocka_unit_test(test_jcc_rel32),
-		cmocka_unit_test(test_jmp),		     cmocka_unit_test(test_indirect_call),
-		cmocka_unit_test(test_indirect_jmp_riprel), cmocka_unit_test(test_riprel_neighbour),
+		cmocka_unit_test(test_jcc_rel8),
+		cmocka_unit_test(test_jcc_rel32),
+		cmocka_unit_test(test_jmp),
+		cmocka_unit_test(test_indirect_call),
+		cmocka_unit_test(test_indirect_jmp_riprel),
+		cmocka_unit_test(test_riprel_neighbour),
 		cmocka_unit_test(test_count_at_target),
-		cmocka_unit_test(test_loop_insn),	     cmocka_unit_test(test_target_inside),
-		cmocka_unit_test(test_recursion),	     cmocka_unit_test(test_plan_cache),
+		cmocka_unit_test(test_loop_insn),
+		cmocka_unit_test(test_target_inside),
+		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_plan_cache),
+		cmocka_unit_test(test_insn_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
