@@ -241,6 +241,38 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		  struct dw_patch_site *sites, size_t *nsites);
 
 /*
+ * What dw_patch_emit made for one mapping, in one kept body
+ * (patchcache.c): set the fields it is made for, then dw_patch_out_alloc
+ * and fill it (orig, then emit into patched, tramp and sites, then the trap
+ * index), or dw_patch_out_load what was kept for the same fields.
+ */
+struct dw_patch_out {
+	uint64_t code_addr, code_len;	/* made for: the code, run-time */
+	uint64_t tramp_addr, tramp_len; /* its trampolines' place */
+	uint64_t counter;		/* the budget's word */
+	int64_t bias;			/* run-time less link-time */
+	uint8_t *orig;			/* code_len bytes: the code as it was */
+	uint8_t *patched;		/* and as it is to be */
+	uint8_t *tramp;			/* tramp_len bytes, tramp_used of them used */
+	size_t tramp_used;
+	struct dw_patch_site *sites; /* n of room for cap, by address */
+	size_t n, cap;
+	uint64_t *traps; /* ntraps pairs (trap address, index into sites), by trap */
+	size_t ntraps;
+	struct dw_cache_blob blob; /* where all of it lives */
+};
+
+/* Room (zeros) for O's sizes and CAP sites. 0 or -ENOMEM. */
+int dw_patch_out_alloc(struct dw_patch_out *o, size_t cap);
+/* Keep O, filled, as FILE (atomically). 0 or -errno. */
+int dw_patch_out_store(const char *file, struct dw_patch_out *o);
+/* Map what FILE keeps into O, when it was made for the fields O holds: 0,
+ * or -errno (-ESTALE: for other addresses or sizes; -EBADMSG: damaged). The
+ * caller still compares the original bytes (O->orig) with the mapping's. */
+int dw_patch_out_load(const char *file, struct dw_patch_out *o);
+void dw_patch_out_free(struct dw_patch_out *o);
+
+/*
  * ---- Symbols (symfile.c, lines.c, scopes.c, types.c, locexpr.c,
  * cfa.c, basefmt.c): DWARF 4 and 5 as gcc 12 and clang 14 emit them ----
  *

@@ -12,9 +12,12 @@
  * patches live in the guest's memory only (written through /proc/pid/mem,
  * which copies the pages), and a fork inherits them with the page.
  *
- * The plan of a file is made once per run (keyed by device, inode and
- * mtime); the patched bytes of a mapping once per address (no ASLR, so
- * every process that maps libc maps it at the same place).
+ * The plan of a file is looked up once per run (keyed by device, inode
+ * and mtime); the patched bytes of a mapping once per address (no ASLR, so
+ * every process that maps libc at one place maps the same bytes). Both
+ * are kept across runs in the cache folder (dwarf/plancache.c,
+ * dwarf/patchcache.c): a kept patch is used only for the same plan, code
+ * and trampoline addresses, and the same original bytes in the guest.
  */
 #include "config.h"
 
@@ -66,6 +69,7 @@ struct patched {
 	size_t n;
 	uint64_t *traps; /* trap address, index into sites: by trap */
 	size_t ntraps;
+	struct dw_patch_out out; /* where all of that lives (dwarf/patchcache.c) */
 	int refs;
 	struct patched *next; /* in the cache */
 };
@@ -433,10 +437,101 @@ static int by_trap(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Patch the code of PLAN mapped at [ADDR, ADDR + LEN) with file offset
- * OFF into process TGID (TID stopped). */
-static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan *pl, uint64_t addr,
-			 uint64_t len, uint64_t off)
+/* Whether the code at O->code_addr in the guest (FD) is O->orig. */
+static int same_code(int fd, const struct dw_patch_out *o)
+{
+	static uint8_t *buf;
+	enum { CHUNK = 1 << 20 };
+
+	if (!buf)
+		buf = xmalloc(CHUNK);
+	for (uint64_t off = 0; off < o->code_len; off += CHUNK) {
+		size_t n = o->code_len - off < CHUNK ? (size_t)(o->code_len - off) : CHUNK;
+
+		if (pread_all(fd, buf, n, o->code_addr + off) < 0 ||
+		    memcmp(buf, o->orig + off, n) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Fill P (its code and trampolines placed) from PLAN, made for the file at
+ * PATH with BIAS: what the cache folder kept for the same plan, addresses
+ * and original bytes (dwarf/patchcache.c), else dw_patch_emit of the code
+ * read from the guest (FD), kept there for the next run.
+ */
+static int emit(int fd, const struct plan *pl, const char *path, int64_t bias, struct patched *p)
+{
+	const struct dw_patch_plan *pp = &pl->p;
+	struct dw_patch_out *o = &p->out;
+	char kind[192], file[4400];
+	struct timespec t0, t1;
+	int keep, err, used, hit = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	o->code_addr = p->code_addr;
+	o->code_len = p->code_len;
+	o->tramp_addr = p->tramp_addr;
+	o->tramp_len = p->tramp_len;
+	o->counter = TRACER_HPAGE_COUNTER;
+	o->bias = bias;
+	snprintf(kind, sizeof(kind), "emit-%llx-%llx-%u-%llx-%llx-%llx",
+		 (unsigned long long)pp->exec_offset, (unsigned long long)pl->seed, pl->density,
+		 (unsigned long long)p->code_addr, (unsigned long long)p->code_len,
+		 (unsigned long long)p->tramp_addr);
+	keep = dw_cache_name(dw_cache_dir(), path, kind, file, sizeof(file)) == 0;
+	if (keep && dw_patch_out_load(file, o) == 0) {
+		hit = same_code(fd, o);
+		if (hit)
+			goto done;
+		dw_patch_out_free(o);
+	}
+	err = dw_patch_out_alloc(o, pp->n);
+	if (err)
+		return err;
+	err = pread_all(fd, o->orig, o->code_len, o->code_addr);
+	used = err ? err
+		   : dw_patch_emit(pp, bias, o->orig, o->code_addr, o->code_len, o->patched,
+				   o->tramp, o->tramp_addr, o->tramp_len, o->counter, o->sites,
+				   &o->n);
+	if (used < 0) {
+		dw_patch_out_free(o);
+		return used;
+	}
+	o->tramp_used = (size_t)used;
+	for (size_t i = 0; i < o->n; i++) {
+		if (o->sites[i].kind == DW_PATCH_JUMP || o->sites[i].kind == DW_PATCH_PAD) {
+			o->traps[2 * o->ntraps] = o->sites[i].trap;
+			o->traps[2 * o->ntraps + 1] = i;
+			o->ntraps++;
+		}
+	}
+	if (o->ntraps)
+		qsort(o->traps, o->ntraps, 2 * sizeof(*o->traps), by_trap);
+	if (keep)
+		dw_patch_out_store(file, o); /* a cache: a failure costs an emit */
+done:
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	hm_debug("%#llx: %zu sites and %zu bytes of trampolines %s in %.1f ms",
+		 (unsigned long long)o->code_addr, o->n, o->tramp_used,
+		 hit ? "read from the cache" : "made",
+		 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	p->tramp_used = o->tramp_used;
+	p->orig = o->orig;
+	p->patched = o->patched;
+	p->tramp = o->tramp;
+	p->sites = o->sites;
+	p->n = o->n;
+	p->traps = o->traps;
+	p->ntraps = o->ntraps;
+	return 0;
+}
+
+/* Patch the code of PLAN (of the file at PATH) mapped at [ADDR, ADDR +
+ * LEN) with file offset OFF into process TGID (TID stopped). */
+static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan *pl,
+			 const char *path, uint64_t addr, uint64_t len, uint64_t off)
 {
 	const struct dw_patch_plan *pp = &pl->p;
 	uint64_t seg_lo = pp->exec_offset, seg_hi = pp->exec_offset + pp->exec_size;
@@ -444,7 +539,7 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 	int64_t bias;
 	struct patched *p;
 	struct proc *pr;
-	int err, used;
+	int err;
 
 	if (lo >= hi || !pp->n)
 		return 0;
@@ -467,40 +562,17 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 		p->code_addr = addr + (lo - off);
 		p->code_len = hi - lo;
 		p->tramp_len = pp->tramp_size;
-		p->orig = xmalloc(p->code_len);
-		p->patched = xmalloc(p->code_len);
-		p->tramp = xcalloc(1, p->tramp_len);
-		p->sites = xcalloc(pp->n, sizeof(*p->sites));
-		err = pread_all(fd, p->orig, p->code_len, p->code_addr);
-		if (!err)
-			err = find_gap(tid, p->code_addr, p->code_addr + p->code_len, p->tramp_len,
-				       &p->tramp_addr);
+		err = find_gap(tid, p->code_addr, p->code_addr + p->code_len, p->tramp_len,
+			       &p->tramp_addr);
 		if (!err)
 			err = map_fixed(tid, fd, at_exec, p->tramp_addr, p->tramp_len,
 					PROT_READ | PROT_EXEC);
-		used = err ? err
-			   : dw_patch_emit(pp, bias, p->orig, p->code_addr, p->code_len, p->patched,
-					   p->tramp, p->tramp_addr, p->tramp_len,
-					   TRACER_HPAGE_COUNTER, p->sites, &p->n);
-		if (used < 0) {
-			free(p->orig);
-			free(p->patched);
-			free(p->tramp);
-			free(p->sites);
+		if (!err)
+			err = emit(fd, pl, path, bias, p);
+		if (err) {
 			free(p);
-			return used;
+			return err;
 		}
-		p->tramp_used = (size_t)used;
-		p->traps = xcalloc(p->n ? 2 * p->n : 1, sizeof(*p->traps));
-		for (size_t i = 0; i < p->n; i++) {
-			if (p->sites[i].kind == DW_PATCH_JUMP || p->sites[i].kind == DW_PATCH_PAD) {
-				p->traps[2 * p->ntraps] = p->sites[i].trap;
-				p->traps[2 * p->ntraps + 1] = i;
-				p->ntraps++;
-			}
-		}
-		if (p->ntraps)
-			qsort(p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap);
 		p->next = cache;
 		cache = p;
 	}
@@ -579,8 +651,8 @@ int tracer_ticks_exec(pid_t tid, pid_t tgid, uint64_t seed, unsigned density)
 
 		snprintf(in_guest, sizeof(in_guest), "/proc/%d/root%s", tid, todo[i].file);
 		pl = plan_for(in_guest, todo[i].file, todo[i].off, seed, density);
-		int n = pl ? patch_mapping(tid, tgid, fd, 1, pl, todo[i].s, todo[i].e - todo[i].s,
-					   todo[i].off)
+		int n = pl ? patch_mapping(tid, tgid, fd, 1, pl, in_guest, todo[i].s,
+					   todo[i].e - todo[i].s, todo[i].off)
 			   : 0;
 
 		if (n < 0)
@@ -613,7 +685,7 @@ int tracer_ticks_mapped(pid_t tid, pid_t tgid, uint64_t addr, uint64_t len, int 
 	fd = mem_fd(tid);
 	if (fd < 0)
 		return -errno;
-	n = patch_mapping(tid, tgid, fd, 0, pl, addr, len, off);
+	n = patch_mapping(tid, tgid, fd, 0, pl, link, addr, len, off);
 	close(fd);
 	return n;
 }
@@ -862,11 +934,7 @@ void tracer_ticks_free(void)
 	while (cache) {
 		struct patched *next = cache->next;
 
-		free(cache->orig);
-		free(cache->patched);
-		free(cache->tramp);
-		free(cache->sites);
-		free(cache->traps);
+		dw_patch_out_free(&cache->out);
 		free(cache);
 		cache = next;
 	}

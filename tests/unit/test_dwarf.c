@@ -560,6 +560,78 @@ static void test_insn_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Fill O's "made for" fields as the tracer would for a mapping. */
+static void out_for(struct dw_patch_out *o, uint64_t tramp_addr)
+{
+	memset(o, 0, sizeof(*o));
+	o->code_addr = 0x401000;
+	o->code_len = 100;
+	o->tramp_addr = tramp_addr;
+	o->tramp_len = 4096;
+	o->counter = 0x70000000;
+	o->bias = 0;
+}
+
+/* Patched code kept across runs (patchcache.c): read back whole for the
+ * same addresses; a miss for another trampoline place, and for a file cut
+ * short or with a flipped byte. */
+static void test_patch_out_cache(void **state)
+{
+	char tmp[] = "/tmp/hermit-emitcache.XXXXXX", file[128], cmd[512];
+	struct dw_patch_out o;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	snprintf(file, sizeof(file), "%s/emit", tmp);
+	out_for(&o, 0x300000);
+	assert_int_equal(dw_patch_out_alloc(&o, 3), 0);
+	for (size_t i = 0; i < o.code_len; i++) {
+		o.orig[i] = (uint8_t)i;
+		o.patched[i] = (uint8_t)(i ^ 0x5a);
+	}
+	memset(o.tramp, 0xcc, 40);
+	o.tramp_used = 40;
+	o.sites[0].addr = 0x401010;
+	o.sites[0].kind = DW_PATCH_JUMP;
+	o.sites[0].trap = 0x300004;
+	o.n = 1;
+	o.traps[0] = 0x300004;
+	o.traps[1] = 0;
+	o.ntraps = 1;
+	assert_int_equal(dw_patch_out_store(file, &o), 0);
+	dw_patch_out_free(&o);
+
+	out_for(&o, 0x300000);
+	assert_int_equal(dw_patch_out_load(file, &o), 0);
+	assert_int_equal(o.n, 1);
+	assert_int_equal(o.ntraps, 1);
+	assert_int_equal(o.tramp_used, 40);
+	assert_int_equal(o.sites[0].addr, 0x401010);
+	assert_int_equal(o.traps[0], 0x300004);
+	for (size_t i = 0; i < o.code_len; i++) {
+		assert_int_equal(o.orig[i], (uint8_t)i);
+		assert_int_equal(o.patched[i], (uint8_t)(i ^ 0x5a));
+	}
+	assert_int_equal(o.tramp[39], 0xcc);
+	dw_patch_out_free(&o);
+	/* Made for trampolines elsewhere: not these. */
+	out_for(&o, 0x200000);
+	assert_int_equal(dw_patch_out_load(file, &o), -ESTALE);
+	assert_null(o.blob.map);
+	/* A flipped byte in the trampolines, then a cut: damaged. */
+	snprintf(cmd, sizeof(cmd),
+		 "printf '\\377' | dd of=%s bs=1 seek=400 conv=notrunc 2>/dev/null", file);
+	assert_int_equal(system(cmd), 0);
+	out_for(&o, 0x300000);
+	assert_int_equal(dw_patch_out_load(file, &o), -EBADMSG);
+	snprintf(cmd, sizeof(cmd), "truncate -s 300 %s", file);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(dw_patch_out_load(file, &o), -EBADMSG);
+	assert_int_equal(dw_patch_out_load("/nonexistent/emit", &o), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_plan_cache),
 		cmocka_unit_test(test_insn_cache),
+		cmocka_unit_test(test_patch_out_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
