@@ -34,20 +34,6 @@
 #define HEAD 16 /* magic, body length */
 #define TAIL 8	/* digest */
 
-/* The SHA-256 of the running hermit binary, once. */
-static const char *self_hash(void)
-{
-	static char hex[65];
-	static int done;
-
-	if (!done) {
-		done = 1;
-		if (hm_sha256_file("/proc/self/exe", hex) < 0)
-			hex[0] = 0;
-	}
-	return hex[0] ? hex : NULL;
-}
-
 /* mkdir PATH (0700), ignoring one that is there. */
 static int ensure_dir(const char *path)
 {
@@ -82,6 +68,21 @@ static int content_hash(const char *dir, const char *path, char hex[65])
 	return 0;
 }
 
+/* The SHA-256 of the running hermit binary, once (through the memo in
+ * DIR/files too: hashing the 2 MB binary was a few ms of every run). */
+static const char *self_hash(const char *dir)
+{
+	static char hex[65];
+	static int done;
+
+	if (!done) {
+		done = 1;
+		if (content_hash(dir, "/proc/self/exe", hex) < 0)
+			hex[0] = 0;
+	}
+	return hex[0] ? hex : NULL;
+}
+
 const char *dw_cache_dir(void)
 {
 	static char *dir;
@@ -97,20 +98,22 @@ const char *dw_cache_dir(void)
 int dw_cache_name(const char *dir, const char *path, const char *kind, char *out, size_t size)
 {
 	char hex[65], sub[4200];
-	const char *self = self_hash();
+	const char *self;
 	int err;
 
 	if (!dir)
 		return -ENOENT;
-	if (!self)
-		return -ENOEXEC;
 	err = hm_mkdir_parents(dir);
 	if (err)
 		return err;
 	snprintf(sub, sizeof(sub), "%s/files", dir);
 	err = ensure_dir(sub);
-	if (!err)
-		err = content_hash(dir, path, hex);
+	if (err)
+		return err;
+	self = self_hash(dir);
+	if (!self)
+		return -ENOEXEC;
+	err = content_hash(dir, path, hex);
 	if (err)
 		return err;
 	snprintf(sub, sizeof(sub), "%s/%.16s", dir, self);
