@@ -25,6 +25,21 @@
  * middle clobbers nothing. At the int3 the registers are as they were at
  * the range's first instruction: the tracer puts rip back there, so a
  * thread is always seen at an original address between ticks.
+ *
+ * Where the range's own instructions write every status flag before any
+ * of them reads one (a loop closed by `cmp; jne` or `sub $1,%rax; jne`),
+ * the flags are dead at its start and the count is two instructions:
+ *
+ *	trap:	movq $0,COUNTER; int3
+ *	T:	subq $1,COUNTER		(one read-modify-write)
+ *		js trap			(there was no budget left)
+ *		<the instructions taken> ; jmp <after them>
+ *
+ * The trap leaves the counter at 0, as the long form does, and the
+ * registers as at the range's first instruction but for the flags, which
+ * the range sets again before it reads them. In a tight loop the short
+ * form costs a few percent where the long one costs 15 to 60 (bench/run.sh
+ * cpuloop).
  */
 #include "config.h"
 
@@ -169,6 +184,68 @@ static void put_counter_op(struct emitter *e, const char *op, uint64_t counter)
 	put32(e, (uint32_t)counter);
 }
 
+#define STATUS_FLAGS                                                                 \
+	(ZYDIS_CPUFLAG_CF | ZYDIS_CPUFLAG_PF | ZYDIS_CPUFLAG_AF | ZYDIS_CPUFLAG_ZF | \
+	 ZYDIS_CPUFLAG_SF | ZYDIS_CPUFLAG_OF)
+
+/* Whether the LEN bytes of CODE write every status flag before reading
+ * any: then the flags on entry are dead and the count may clobber them.
+ * Only instructions that always write all six count as writers (a shift
+ * by %cl writes none when %cl is 0; inc and dec leave CF). */
+static int flags_dead(ZydisDecoder *dec, const uint8_t *code, size_t len)
+{
+	for (size_t k = 0; k < len;) {
+		ZydisDecodedInstruction zi;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(dec, NULL, code + k, len - k, &zi)) ||
+		    !zi.cpu_flags || (zi.cpu_flags->tested & STATUS_FLAGS))
+			return 0;
+		switch (zi.mnemonic) {
+		case ZYDIS_MNEMONIC_CMP:
+		case ZYDIS_MNEMONIC_TEST:
+		case ZYDIS_MNEMONIC_ADD:
+		case ZYDIS_MNEMONIC_SUB:
+		case ZYDIS_MNEMONIC_AND:
+		case ZYDIS_MNEMONIC_OR:
+		case ZYDIS_MNEMONIC_XOR:
+			return 1;
+		default:
+			break;
+		}
+		k += zi.length;
+	}
+	return 0;
+}
+
+/* The long form's trap and count (see the top of this file). */
+static void put_long_count(struct emitter *e, uint64_t counter, size_t mark)
+{
+	/* trap: pop %rcx; lea 128(%rsp),%rsp; int3 */
+	put(e, "\x59\x48\x8d\xa4\x24\x80\x00\x00\x00\xcc", 10);
+	put(e, "\x48\x8d\x64\x24\x80", 5); /* lea -128(%rsp),%rsp */
+	put(e, "\x51", 1);		   /* push %rcx */
+	put_counter_op(e, "\x48\x8b\x0c\x25", counter);
+	put(e, "\xe3", 1); /* jrcxz trap */
+	put(e, (uint8_t[]){ (uint8_t)(int8_t)(mark - (e->len + 1)) }, 1);
+	put(e, "\x48\x8d\x49\xff", 4); /* lea -1(%rcx),%rcx */
+	put_counter_op(e, "\x48\x89\x0c\x25", counter);
+	put(e, "\x59", 1);			       /* pop %rcx */
+	put(e, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8); /* lea 128(%rsp),%rsp */
+}
+
+/* The short form's trap and count (see the top of this file). */
+static void put_short_count(struct emitter *e, uint64_t counter, size_t mark)
+{
+	put(e, "\x48\xc7\x04\x25", 4); /* movq $0,COUNTER */
+	put32(e, (uint32_t)counter);
+	put32(e, 0);
+	put(e, "\xcc", 1);	       /* int3 */
+	put(e, "\x48\x83\x2c\x25", 4); /* subq $1,COUNTER */
+	put32(e, (uint32_t)counter);
+	put(e, "\x01\x78", 2); /* js trap */
+	put(e, (uint8_t[]){ (uint8_t)(int8_t)(mark - (e->len + 1)) }, 1);
+}
+
 int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t *code,
 		  uint64_t code_addr, size_t code_len, uint8_t *patched, uint8_t *tramp,
 		  uint64_t tramp_addr, size_t tramp_cap, uint64_t counter,
@@ -202,19 +279,14 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 			n++;
 			continue;
 		}
-		/* trap: pop %rcx; lea 128(%rsp),%rsp; int3 */
-		put(&e, "\x59\x48\x8d\xa4\x24\x80\x00\x00\x00\xcc", 10);
-		trap = here(&e) - 1;
-		entry = here(&e);
-		put(&e, "\x48\x8d\x64\x24\x80", 5); /* lea -128(%rsp),%rsp */
-		put(&e, "\x51", 1);		    /* push %rcx */
-		put_counter_op(&e, "\x48\x8b\x0c\x25", counter);
-		put(&e, "\xe3", 1); /* jrcxz trap */
-		put(&e, (uint8_t[]){ (uint8_t)(int8_t)(mark - (e.len + 1)) }, 1);
-		put(&e, "\x48\x8d\x49\xff", 4); /* lea -1(%rcx),%rcx */
-		put_counter_op(&e, "\x48\x89\x0c\x25", counter);
-		put(&e, "\x59", 1);				/* pop %rcx */
-		put(&e, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8); /* lea 128(%rsp),%rsp */
+		if (r->kind == DW_PATCH_JUMP && flags_dead(&dec, code + off, r->len)) {
+			put_short_count(&e, counter, mark);
+			trap = tramp_addr + mark + 12;
+		} else {
+			put_long_count(&e, counter, mark);
+			trap = tramp_addr + mark + 9;
+		}
+		entry = trap + 1;
 		if (r->kind == DW_PATCH_PAD) {
 			/* Only the taken path counts: the branch goes to the
 			 * slot, the slot to here, and here to where it went. */

@@ -702,7 +702,13 @@ int tracer_ticks_set(pid_t tid, uint64_t budget)
 
 int tracer_ticks_get(pid_t tid, uint64_t *left)
 {
-	return tracer_read_mem(tid, TRACER_HPAGE_COUNTER, left, sizeof(*left));
+	int err = tracer_read_mem(tid, TRACER_HPAGE_COUNTER, left, sizeof(*left));
+
+	/* A short count (dwarf/patchemit.c) that ran out holds -1 for the
+	 * two instructions before its trap puts 0 back. */
+	if (!err && (int64_t)*left < 0)
+		*left = 0;
+	return err;
 }
 
 static const struct dw_patch_site *site_at(const struct proc *pr, uint64_t addr,

@@ -133,6 +133,12 @@ static size_t count_kind(const struct dw_patch_plan *plan, int kind)
 	return n;
 }
 
+/* Whether SITE's trampoline counts with the short form (movq $0 first). */
+static int short_form(const struct dw_patch_site *site)
+{
+	return memcmp((const void *)(uintptr_t)site->tramp_start, "\x48\xc7\x04\x25", 4) == 0;
+}
+
 /* f(n): count n down with a backward jne rel8 (takes `sub` along). */
 static void test_jcc_rel8(void **state)
 {
@@ -150,6 +156,34 @@ static void test_jcc_rel8(void **state)
 	(void)state;
 	check(code, sizeof(code), 1000, 0, 1000, &plan);
 	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 1);
+	/* `sub; jne` sets the flags it reads: the short count. */
+	assert_int_equal(nsites, 1);
+	assert_true(short_form(&sites[0]));
+	dw_patch_plan_free(&plan);
+}
+
+/* f(n, b): n additions with carry of b, closed by `dec %rcx; jnz`: the
+ * carry lives across the back edge (dec leaves CF), so the count must
+ * keep the flags: the long form. */
+static void test_flags_live(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf9, /* mov %rdi,%rcx */
+		0x31, 0xc0,	  /* xor %eax,%eax (CF = 0) */
+		0x31, 0xd2,	  /* xor %edx,%edx */
+		0x48, 0x11, 0xf0, /* L: adc %rsi,%rax */
+		0x48, 0x11, 0xd2, /* adc %rdx,%rdx */
+		0x48, 0xff, 0xc9, /* dec %rcx */
+		0x75, 0xf5,	  /* jnz L */
+		0x48, 0x01, 0xd0, /* add %rdx,%rax */
+		0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 1000, (long)0x9000000000000001ULL, 1000, &plan);
+	assert_int_equal(nsites, 1);
+	assert_false(short_form(&sites[0]));
 	dw_patch_plan_free(&plan);
 }
 
@@ -636,6 +670,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jcc_rel8),
+		cmocka_unit_test(test_flags_live),
 		cmocka_unit_test(test_jcc_rel32),
 		cmocka_unit_test(test_jmp),
 		cmocka_unit_test(test_indirect_call),
