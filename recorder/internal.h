@@ -270,6 +270,7 @@ struct rec {
 	int execd;		  /* task 0 exec'd the guest: before, it runs hermit's own launch code */
 	int event_write_failed;
 	int vdso_warned;
+	uint64_t hclock_seq; /* the in-guest clock's publications (preempt.c) */
 	uint64_t event_frames; /* replay: frames when the last event was taken */
 	pid_t last_vpid;       /* the newest guest task's pid in its namespace */
 	int files_written;     /* replay: the guest opened a file to write */

@@ -301,6 +301,8 @@ int replay_recording_open(const char *datadir, const char *id, struct replay_rec
 		return -EPROTONOSUPPORT;
 	}
 	rc->opts.sent_fnv1a = strcmp(s, "fnv1a") == 0;
+	/* the in-guest clock, as recorded (off in recordings older than it) */
+	rc->opts.fastpath = (int)hm_json_int(opt, "fastpath", 0);
 	fds = cJSON_GetObjectItemCaseSensitive(rc->meta, "fds");
 	if (cJSON_IsArray(fds)) {
 		const cJSON *it;
