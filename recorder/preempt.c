@@ -192,7 +192,8 @@ static uint64_t debugger_tick_stop(const struct rec *r, const struct task *t)
 /* The ticks T may run before it must stop: what is left of its timeslice
  * while another can run, else a long stretch; never past the next virtual
  * deadline, which ticks bring nearer. */
-_Static_assert(REC_TICK_NS == TRACER_HCLOCK_TICK_NS, "the guest's clock counts ticks as the recorder's");
+_Static_assert(REC_TICK_NS == TRACER_HCLOCK_TICK_NS,
+	       "the guest's clock counts ticks as the recorder's");
 
 static uint64_t budget(struct rec *r, struct task *t)
 {

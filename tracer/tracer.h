@@ -316,10 +316,10 @@ int64_t tracer_pmu_remaining(uint64_t target, uint64_t counted);
 struct tracer_hclock {
 	uint64_t counter; /* the budget (TRACER_HPAGE_COUNTER) */
 	uint64_t seq;
-	uint64_t armed;	  /* the budget as written */
-	int64_t real_ns;  /* CLOCK_REALTIME at the resume, ns since 1970 */
-	int64_t mono_ns;  /* CLOCK_MONOTONIC and BOOTTIME */
-	int64_t cpu_ns;	  /* the CPU-time clocks */
+	uint64_t armed;	 /* the budget as written */
+	int64_t real_ns; /* CLOCK_REALTIME at the resume, ns since 1970 */
+	int64_t mono_ns; /* CLOCK_MONOTONIC and BOOTTIME */
+	int64_t cpu_ns;	 /* the CPU-time clocks */
 };
 #define TRACER_HCLOCK_TICK_NS 100 /* recorder.h's REC_TICK_NS */
 

@@ -32,9 +32,11 @@ static long long ns(clockid_t id)
 
 static void *reader(void *arg)
 {
-	static const clockid_t ids[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_COARSE,
-					 CLOCK_BOOTTIME, CLOCK_PROCESS_CPUTIME_ID,
-					 CLOCK_THREAD_CPUTIME_ID, CLOCK_TAI };
+	static const clockid_t ids[] = {
+		CLOCK_REALTIME, CLOCK_MONOTONIC,	  CLOCK_MONOTONIC_COARSE,
+		CLOCK_BOOTTIME, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
+		CLOCK_TAI
+	};
 	long long last[7] = { 0 }, last_tv = 0;
 	time_t last_t = 0;
 	long id = (long)arg;
@@ -63,8 +65,8 @@ static void *reader(void *arg)
 		if (i % 64 == 0 && used[id] < sizeof(out[id]) - 256)
 			used[id] += (size_t)snprintf(
 				out[id] + used[id], sizeof(out[id]) - used[id],
-				"%ld %ld: %lld %lld %lld %lld %lld %lld %lld %lld %lld\n", id, i, v[0],
-				v[1], v[2], v[3], v[4], v[5], v[6], tv_us, (long long)t);
+				"%ld %ld: %lld %lld %lld %lld %lld %lld %lld %lld %lld\n", id, i,
+				v[0], v[1], v[2], v[3], v[4], v[5], v[6], tv_us, (long long)t);
 	}
 	return NULL;
 }
