@@ -31,6 +31,11 @@
 #                  guest task to the other (two per round trip), natively
 #                  and hermit's extra: (hermit time - native time) /
 #                  (2 * N). No target: figures for the closing note.
+#   vdso-clock     clock_gettime(CLOCK_MONOTONIC) through libc (the vDSO),
+#                  VDSO_N times natively and under hermit with the
+#                  in-guest clock on (HERMIT_FASTPATH=1, docs/fastpath.md),
+#                  VDSO_OFF_N times with it off (each call a stop): the
+#                  cost of one call in each, start-up included. No target.
 #   /bin/true      hermit's start-up and shut-down: the median time of
 #                  `hermit run -- /bin/true` less that of /bin/true, in ms.
 #
@@ -40,7 +45,7 @@
 #
 # Environment: HERMIT (default: ../hermit from this script), CC (cc), RUNS,
 # SYSCALL_N (200000), INTERCEPT_N (50000), CPULOOP_N (600000000),
-# FUTEX_N (10000), PIPE_N (1000).
+# FUTEX_N (10000), PIPE_N (1000), VDSO_N (1000000), VDSO_OFF_N (20000).
 
 # The guests are run through functions that only measure() names.
 # shellcheck disable=SC2317
@@ -56,6 +61,8 @@ INTERCEPT_N=${INTERCEPT_N:-50000}
 CPULOOP_N=${CPULOOP_N:-600000000}
 FUTEX_N=${FUTEX_N:-10000}
 PIPE_N=${PIPE_N:-1000}
+VDSO_N=${VDSO_N:-1000000}
+VDSO_OFF_N=${VDSO_OFF_N:-20000}
 TRUE_RUNS=$((RUNS * 3))
 
 export HERMIT_EPOCH=${HERMIT_EPOCH:-2026-01-01T00:00:00Z}
@@ -70,7 +77,7 @@ die() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hermit-bench.XXXXXX") || die "cannot make a temporary folder"
 trap 'rm -rf "$tmp"' EXIT
 
-for prog in cpuloop syscall-loop baseline-tracer futex-pingpong pipe-pingpong spinflag; do
+for prog in cpuloop syscall-loop baseline-tracer futex-pingpong pipe-pingpong spinflag vdso-clock; do
 	"$CC" -O2 -Wall -Wextra -pthread -o "$tmp/$prog" "$here/$prog.c" -lseccomp ||
 		die "cannot build '$prog'"
 done
@@ -196,6 +203,17 @@ printf '%-14s native %7.3f s  hermit %7.3f s  ratio %sx  (no target: for the clo
 	spin-flag "${med[1]}" "${med[2]}" "$(ratio "${med[1]}" "${med[2]}")"
 
 true_hermit() { "$HERMIT" run -- /bin/true; }
+vdso_native() { "$tmp/vdso-clock" "$VDSO_N"; }
+vdso_on() { HERMIT_FASTPATH=1 "$HERMIT" run -- "$tmp/vdso-clock" "$VDSO_N"; }
+vdso_off() { HERMIT_FASTPATH=0 "$HERMIT" run -- "$tmp/vdso-clock" "$VDSO_OFF_N"; }
+measure "$RUNS" vdso_native vdso_on vdso_off
+printf '%-14s native %7.3f s  hermit, fast path on %7.3f s  (%s calls; per call: native %s ns, on %s ns)  off %7.3f s (%s calls; per call %s us)\n' \
+	vdso-clock "${med[1]}" "${med[2]}" "$VDSO_N" \
+	"$(awk -v t="${med[1]}" -v n="$VDSO_N" 'BEGIN { printf "%.1f", t / n * 1e9 }')" \
+	"$(awk -v t="${med[2]}" -v n="$VDSO_N" 'BEGIN { printf "%.1f", t / n * 1e9 }')" \
+	"${med[3]}" "$VDSO_OFF_N" \
+	"$(awk -v t="${med[3]}" -v n="$VDSO_OFF_N" 'BEGIN { printf "%.2f", t / n * 1e6 }')"
+
 measure "$TRUE_RUNS" /bin/true true_hermit
 read -r n h d < <(awk -v n="${med[1]}" -v h="${med[2]}" \
 	'BEGIN { printf "%.1f %.1f %.1f\n", n * 1000, h * 1000, (h - n) * 1000 }')

@@ -99,6 +99,8 @@ static cJSON *new_metadata(const char *id, const struct rec_options *o, const ch
 	cJSON_AddNumberToObject(opt, "chaos_seeded_timeslice", o->chaos_seeded_timeslice);
 	add_u64(opt, "max_timeslice", o->max_timeslice);
 	cJSON_AddNumberToObject(opt, "virtual_timeout_ns", (double)o->virtual_timeout_ns);
+	cJSON_AddStringToObject(opt, "sent_digest", "xxh3-64"); /* recorder/sent.c */
+	cJSON_AddNumberToObject(opt, "fastpath", o->fastpath); /* docs/fastpath.md */
 	cJSON_AddArrayToObject(opt, "anchors");
 	cJSON_AddStringToObject(doc, "hermit_version", PACKAGE_VERSION);
 	if (uname(&u) == 0) {

@@ -10,6 +10,7 @@ AC_DEFUN([HM_DEPENDENCIES], [
   HM_REQUIRE_PKG([SECCOMP], [libseccomp >= 2.5], [libseccomp-dev])
   HM_REQUIRE_PKG([LZMA], [liblzma], [liblzma-dev])
   HM_REQUIRE_PKG([CRYPTO], [libcrypto], [libssl-dev])
+  HM_REQUIRE_PKG([XXHASH], [libxxhash], [libxxhash-dev])
   HM_REQUIRE_PKG([ELF], [libelf], [libelf-dev])
   HM_REQUIRE_PKG([UNWIND], [libunwind-generic], [libunwind-dev])
   HM_REQUIRE_PKG([CJSON], [libcjson], [libcjson-dev])

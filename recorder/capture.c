@@ -370,7 +370,7 @@ static void log_output(struct rec *r, struct task *t, const struct rec_syscall *
 	size_t n;
 	int same;
 
-	t->out_digest = rec_sent_digest(t, row, c);
+	t->out_digest = rec_sent_digest(r, t, row, c);
 	make_record(t, c, REC_EV_OUTPUT, &ev);
 	if (r->opts->mode == REC_MODE_RECORD) {
 		t->out_digest = 0;
@@ -579,7 +579,7 @@ static void answer(struct rec *r, struct task *t, const struct rec_syscall *row,
 		 * recording's sent (the digest its output frame keeps). */
 		struct rec_event_record got;
 
-		t->out_digest = rec_sent_digest(t, row, c);
+		t->out_digest = rec_sent_digest(r, t, row, c);
 		make_record(t, c, REC_EV_OUTPUT, &got);
 		t->out_digest = 0;
 		if (REC_EV_OUT(&got) != REC_EV_OUT(ev)) {

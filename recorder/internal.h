@@ -270,6 +270,7 @@ struct rec {
 	int execd;		  /* task 0 exec'd the guest: before, it runs hermit's own launch code */
 	int event_write_failed;
 	int vdso_warned;
+	uint64_t hclock_seq; /* the in-guest clock's publications (preempt.c) */
 	uint64_t event_frames; /* replay: frames when the last event was taken */
 	pid_t last_vpid;       /* the newest guest task's pid in its namespace */
 	int files_written;     /* replay: the guest opened a file to write */
@@ -440,9 +441,10 @@ int rec_xfer_emulates(const struct rec *r, const struct task *t, const struct re
 /* sent.c: whether descriptor FD of task TID leads outside the guest for
  * a write: anything but the guest's own pipes, sockets and eventfds. */
 int rec_fd_to_outside(const struct rec *r, pid_t tid, int fd);
-/* FNV-1a of the bytes call C of ROW (at its exit, result c->ret) sent,
- * read from T's buffers; 0 when it sent none. */
-uint64_t rec_sent_digest(const struct task *t, const struct rec_syscall *row,
+/* The digest (XXH3-64; FNV-1a for r->opts->sent_fnv1a) of the bytes call C
+ * of ROW (at its exit, result c->ret) sent, read from T's buffers; 0 when
+ * it sent none. */
+uint64_t rec_sent_digest(const struct rec *r, const struct task *t, const struct rec_syscall *row,
 			 const struct rec_call *c);
 
 /* fsstate.c: what the run found on the file system. Record: note the

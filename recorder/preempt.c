@@ -192,6 +192,9 @@ static uint64_t debugger_tick_stop(const struct rec *r, const struct task *t)
 /* The ticks T may run before it must stop: what is left of its timeslice
  * while another can run, else a long stretch; never past the next virtual
  * deadline, which ticks bring nearer. */
+_Static_assert(REC_TICK_NS == TRACER_HCLOCK_TICK_NS,
+	       "the guest's clock counts ticks as the recorder's");
+
 static uint64_t budget(struct rec *r, struct task *t)
 {
 	uint64_t b = t->timeslice > t->ticks ? t->timeslice - t->ticks : 0;
@@ -251,6 +254,21 @@ void rec_ticks_resume(struct task *t)
 	stop = debugger_tick_stop(r, t);
 	if (stop >= t->tick_count && stop - t->tick_count < t->budget)
 		t->budget = stop - t->tick_count;
+	if (r->opts->fastpath) {
+		/* the clock the guest reads without stopping (docs/fastpath.md):
+		 * rec_clock_read's, as rec_ticks_stop will advance it */
+		struct tracer_hclock hc = {
+			.counter = t->budget,
+			.seq = ++r->hclock_seq,
+			.armed = t->budget,
+			.real_ns = r->clock.epoch_ns + r->clock.now_ns,
+			.mono_ns = REC_BOOT_NS + r->clock.now_ns,
+			.cpu_ns = r->clock.now_ns,
+		};
+
+		t->counting = tracer_ticks_arm(t->tid, &hc) == 0;
+		return;
+	}
 	t->counting = tracer_ticks_set(t->tid, t->budget) == 0;
 }
 

@@ -287,6 +287,10 @@ struct rec_options {
 	int chaos_seeded_timeslice; /* --chaos-seeded-timeslice */
 	uint64_t max_timeslice;	    /* --max-timeslice in ticks; 0: the default */
 	int event_fd; /* >= 0: write every event here, as digested (--verify-strict) */
+	int fastpath;	    /* HERMIT_FASTPATH: the vDSO's clock reads answered in the guest
+			     * where ticks are counted (docs/fastpath.md) */
+	int sent_fnv1a; /* replay of a recording older than "sent_digest" in its metadata:
+			 * what was sent outside is digested with FNV-1a (sent.c) */
 
 	enum rec_mode mode;
 	struct rec_log *log;	   /* record: the event log */

@@ -250,7 +250,6 @@ static void on_exec(struct rec *r, struct task *t)
 	if (rec_refuse_exec(r, t) < 0)
 		return; /* a 32-bit program: the run ended */
 	rec_sigaction_exec(r, t);
-	err = tracer_patch_vdso(t->tid);
 
 	if (hm_log_enabled(HM_LOG_DEBUG)) {
 		char link[64], exe[4096];
@@ -264,15 +263,18 @@ static void on_exec(struct rec *r, struct task *t)
 	}
 
 	rec_timers_exec(r, t->tgid);
+	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)
+		hm_warn("cannot patch the rdtsc instructions of task %d", t->index);
+	rec_preempt_exec(r, t);
+	/* after the Hermit page is mapped: the fast path reads it */
+	err = tracer_patch_vdso(t->tid, r->opts->fastpath && r->ticks_source == REC_PREEMPT_SITES &&
+						tracer_ticks_armed(t->tgid));
 	if (err && !r->vdso_warned) {
 		hm_warn("cannot patch the vDSO of task %d (%s): its time calls bypass the virtual "
 			"clock",
 			t->index, hm_strerror(err));
 		r->vdso_warned = 1;
 	}
-	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)
-		hm_warn("cannot patch the rdtsc instructions of task %d", t->index);
-	rec_preempt_exec(r, t);
 	rec_capture_exec(r, t);
 	if (rec_fill_at_random(r, t->tid) < 0)
 		hm_warn("cannot set AT_RANDOM of task %d", t->index);

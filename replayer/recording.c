@@ -290,6 +290,19 @@ int replay_recording_open(const char *datadir, const char *id, struct replay_rec
 			rc->opts.preempt = (enum rec_preempt)i;
 	}
 	rc->opts.virtual_timeout_ns = hm_json_int(opt, "virtual_timeout_ns", 0);
+	/* what the output frames' digests are (recorder/sent.c): FNV-1a in
+	 * recordings made before the key */
+	s = hm_json_str(opt, "sent_digest", "fnv1a");
+	if (strcmp(s, "xxh3-64") != 0 && strcmp(s, "fnv1a") != 0) {
+		hm_error("cannot open recording '%s': its output digests are '%s', which this "
+			 "hermit (%s) does not know",
+			 id, s, PACKAGE_VERSION);
+		replay_recording_free(rc);
+		return -EPROTONOSUPPORT;
+	}
+	rc->opts.sent_fnv1a = strcmp(s, "fnv1a") == 0;
+	/* the in-guest clock, as recorded (off in recordings older than it) */
+	rc->opts.fastpath = (int)hm_json_int(opt, "fastpath", 0);
 	fds = cJSON_GetObjectItemCaseSensitive(rc->meta, "fds");
 	if (cJSON_IsArray(fds)) {
 		const cJSON *it;

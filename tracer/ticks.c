@@ -700,6 +700,13 @@ int tracer_ticks_set(pid_t tid, uint64_t budget)
 	return tracer_poke_mem(tid, TRACER_HPAGE_COUNTER, &budget, sizeof(budget));
 }
 
+int tracer_ticks_arm(pid_t tid, const struct tracer_hclock *hc)
+{
+	if (tracer_write_mem(tid, TRACER_HPAGE, hc, sizeof(*hc)) == 0)
+		return 0;
+	return tracer_poke_mem(tid, TRACER_HPAGE, hc, sizeof(*hc));
+}
+
 int tracer_ticks_get(pid_t tid, uint64_t *left)
 {
 	int err = tracer_read_mem(tid, TRACER_HPAGE_COUNTER, left, sizeof(*left));

@@ -257,9 +257,12 @@ int tracer_detach(pid_t pid);
 /*
  * Replace the vDSO time functions (clock_gettime, gettimeofday, time,
  * clock_getres, getcpu) of process TID, just after exec, with stubs that
- * make the real syscall, so that the seccomp filter sees them. 0 or -errno.
+ * make the real syscall, so that the seccomp filter sees them. FAST (the
+ * process has the Hermit page and counts ticks): clock_gettime,
+ * gettimeofday and time answer from the clock in the page instead
+ * (vdso_fast.c), where the vDSO has room for that code. 0 or -errno.
  */
-int tracer_patch_vdso(pid_t tid);
+int tracer_patch_vdso(pid_t tid, int fast);
 
 /* ---- tsc.c ---- */
 
@@ -303,6 +306,24 @@ int64_t tracer_pmu_remaining(uint64_t target, uint64_t counted);
 #define TRACER_HPAGE_COUNTER TRACER_HPAGE
 
 /*
+ * The in-guest virtual clock (docs/fastpath.md, vdso_fast.c): the page's
+ * first words, as tracer_ticks_arm writes them at a resume. The guest's
+ * clock is base + (armed - counter) * TRACER_HCLOCK_TICK_NS, base the
+ * realtime, monotonic or CPU-time word; seq is 0 while nothing is
+ * published (the guest then makes the syscall) and changes at each
+ * publication. The offsets are vdso_fast.c's.
+ */
+struct tracer_hclock {
+	uint64_t counter; /* the budget (TRACER_HPAGE_COUNTER) */
+	uint64_t seq;
+	uint64_t armed;	 /* the budget as written */
+	int64_t real_ns; /* CLOCK_REALTIME at the resume, ns since 1970 */
+	int64_t mono_ns; /* CLOCK_MONOTONIC and BOOTTIME */
+	int64_t cpu_ns;	 /* the CPU-time clocks */
+};
+#define TRACER_HCLOCK_TICK_NS 100 /* recorder.h's REC_TICK_NS */
+
+/*
  * TID, of process TGID, stopped at its exec event: map the Hermit page and
  * patch the program and its interpreter (dw_patch_plan_file with SEED and
  * DENSITY). The number of sites patched, or -errno (then nothing counts).
@@ -321,6 +342,8 @@ void tracer_ticks_drop(pid_t tgid);
 int tracer_ticks_rename(pid_t from, pid_t to);
 /* The budget of TID's process: write it, read what is left. */
 int tracer_ticks_set(pid_t tid, uint64_t budget);
+/* The budget HC->counter and the clock HC of TID's process, in one write. */
+int tracer_ticks_arm(pid_t tid, const struct tracer_hclock *hc);
 int tracer_ticks_get(pid_t tid, uint64_t *left);
 
 /* What tracer_ticks_site says a place is (dwarf/patch.c's kinds). */

@@ -11,6 +11,10 @@
  * the syscalls' signatures). All processes on one kernel map the same
  * vDSO image, so symbol offsets are read once, with libelf, from a copy
  * of the first guest's vDSO (hermit's own may be absent, under valgrind).
+ *
+ * With the fast path (docs/fastpath.md), clock_gettime's body becomes
+ * vdso_fast.c's code, and gettimeofday and time each a jmp to their entry
+ * in it: no stop at all.
  */
 #include "config.h"
 
@@ -31,14 +35,19 @@ struct vdso_fn {
 	const char *name;
 	long nr;
 	uint64_t offset; /* from the vDSO base; 0 when absent */
+	uint64_t size;	 /* of its body */
 };
 
+/* vdso_fast.c's code (in hermit's read-only data) and its entries. */
+extern const unsigned char tracer_vdso_fast_start[], tracer_vdso_fast_gettimeofday[],
+	tracer_vdso_fast_time[], tracer_vdso_fast_end[];
+
 static struct vdso_fn vdso_fns[] = {
-	{ "__vdso_clock_gettime", SYS_clock_gettime, 0 },
-	{ "__vdso_gettimeofday", SYS_gettimeofday, 0 },
-	{ "__vdso_time", SYS_time, 0 },
-	{ "__vdso_clock_getres", SYS_clock_getres, 0 },
-	{ "__vdso_getcpu", SYS_getcpu, 0 },
+	{ "__vdso_clock_gettime", SYS_clock_gettime, 0, 0 },
+	{ "__vdso_gettimeofday", SYS_gettimeofday, 0, 0 },
+	{ "__vdso_time", SYS_time, 0, 0 },
+	{ "__vdso_clock_getres", SYS_clock_getres, 0, 0 },
+	{ "__vdso_getcpu", SYS_getcpu, 0, 0 },
 };
 
 static int vdso_scanned;
@@ -111,6 +120,7 @@ static int scan_vdso(pid_t tid)
 					if (!vdso_fns[k].offset)
 						found++;
 					vdso_fns[k].offset = sym.st_value;
+					vdso_fns[k].size = sym.st_size;
 				}
 			}
 		}
@@ -121,7 +131,37 @@ static int scan_vdso(pid_t tid)
 	return found ? 0 : -ENOENT;
 }
 
-int tracer_patch_vdso(pid_t tid)
+/* clock_gettime, gettimeofday and time of the vDSO at BASE in TID: the
+ * fast code over the first, a jmp to their entries in it over the others.
+ * 1 when patched, 0 when the vDSO has not the room (the syscall stubs
+ * then), -errno. */
+static int patch_fast(pid_t tid, uint64_t base)
+{
+	const struct vdso_fn *cg = &vdso_fns[0], *tod = &vdso_fns[1], *tm = &vdso_fns[2];
+	size_t len = (size_t)(tracer_vdso_fast_end - tracer_vdso_fast_start);
+	const struct vdso_fn *jumps[2] = { tod, tm };
+	const unsigned char *entries[2] = { tracer_vdso_fast_gettimeofday, tracer_vdso_fast_time };
+	int err;
+
+	if (!cg->offset || !tod->offset || !tm->offset || cg->size < len || tod->size < 5 ||
+	    tm->size < 5)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		/* jmp rel32, from the end of the jmp to the entry */
+		uint64_t to = cg->offset + (uint64_t)(entries[i] - tracer_vdso_fast_start);
+		int32_t rel = (int32_t)(int64_t)(to - (jumps[i]->offset + 5));
+		unsigned char jmp[5] = { 0xe9 };
+
+		memcpy(jmp + 1, &rel, 4);
+		err = tracer_poke_mem(tid, base + jumps[i]->offset, jmp, sizeof(jmp));
+		if (err)
+			return err;
+	}
+	err = tracer_poke_mem(tid, base + cg->offset, tracer_vdso_fast_start, len);
+	return err ? err : 1;
+}
+
+int tracer_patch_vdso(pid_t tid, int fast)
 {
 	uint64_t base;
 	int err;
@@ -134,7 +174,15 @@ int tracer_patch_vdso(pid_t tid)
 		if (err)
 			return err;
 	}
-	for (size_t k = 0; k < sizeof(vdso_fns) / sizeof(vdso_fns[0]); k++) {
+	if (fast) {
+		err = patch_fast(tid, base);
+		if (err < 0) {
+			hm_error("cannot patch the vDSO of process %d: %s", tid, hm_strerror(err));
+			return err;
+		}
+		fast = err;
+	}
+	for (size_t k = fast ? 3 : 0; k < sizeof(vdso_fns) / sizeof(vdso_fns[0]); k++) {
 		unsigned char stub[8] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
 		uint32_t nr = (uint32_t)vdso_fns[k].nr;
 

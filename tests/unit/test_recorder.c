@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <xxhash.h>
 
 #include "common/common.h"
 #include "recorder/internal.h"
@@ -470,28 +471,36 @@ static struct handler_env *handler_env(void **state, int64_t epoch, int64_t now)
 
 /* ---- sent.c, against this process ---- */
 
-/* What rec_sent_digest must give for N bytes at P: hm_fnv1a (checked
- * against the published vectors in test_common) from the start. */
+/* Which digest sent() asks for: XXH3-64, or FNV-1a as for a recording
+ * older than metadata's "sent_digest". */
+static int sent_fnv1a;
+
+/* What rec_sent_digest must give for N bytes at P: XXH3_64bits, or
+ * hm_fnv1a (checked against the published vectors in test_common), of
+ * them all at once, however they were cut. */
 static uint64_t fnv(const void *p, size_t n)
 {
-	return hm_fnv1a(HM_FNV1A_INIT, p, n);
+	return sent_fnv1a ? hm_fnv1a(HM_FNV1A_INIT, p, n) : XXH3_64bits(p, n);
 }
 
 static uint64_t sent(struct handler_env *env, long nr, uint64_t buf, uint64_t n, long ret)
 {
+	static struct rec_options opts;
+
+	opts.sent_fnv1a = sent_fnv1a;
+	env->r.opts = &opts;
 	env->c.nr = nr;
 	env->c.args[0] = 1;
 	env->c.args[1] = buf;
 	env->c.args[2] = n;
 	env->c.ret = ret;
-	return rec_sent_digest(&env->t, rec_syscall_find(nr), &env->c);
+	return rec_sent_digest(&env->r, &env->t, rec_syscall_find(nr), &env->c);
 }
 
 /* The bytes the result says went, from the buffer or the iovecs, whatever
  * the cut; none for a failed call or one that sent nothing. */
-static void test_sent_digest_buf_iov(void **state)
+static void sent_buf_iov(struct handler_env *env)
 {
-	struct handler_env *env = handler_env(state, 0, 0);
 	static const char text[] = "total 60000000\n";
 	char a[] = "tot", b[] = "al 6", c[] = "0000000\n";
 	struct iovec iov[4] = { { a, 3 }, { NULL, 0 }, { b, 4 }, { c, 8 } };
@@ -513,15 +522,39 @@ static void test_sent_digest_buf_iov(void **state)
 	assert_int_not_equal(sent(env, SYS_writev, v, 4, 15), fnv(text, 15));
 }
 
-/* sendmsg: the data of the iovecs, never the address or control data;
- * sendmmsg: each message's length, then its data, for the ret sent. */
-static void test_sent_digest_msg(void **state)
+/* A write of 200 KiB, read in several pieces: the digest of the whole. */
+static void sent_big(struct handler_env *env)
+{
+	size_t n = 200 << 10;
+	unsigned char *p = malloc(n);
+
+	assert_non_null(p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 7 + (i >> 11));
+	assert_int_equal(sent(env, SYS_write, (uint64_t)(uintptr_t)p, n, (long)n), fnv(p, n));
+	free(p);
+}
+
+static void test_sent_digest_buf_iov(void **state)
 {
 	struct handler_env *env = handler_env(state, 0, 0);
+
+	for (sent_fnv1a = 0; sent_fnv1a < 2; sent_fnv1a++) {
+		sent_buf_iov(env);
+		sent_big(env);
+	}
+	sent_fnv1a = 0;
+}
+
+/* sendmsg: the data of the iovecs, never the address or control data;
+ * sendmmsg: each message's length, then its data, for the ret sent. */
+static void sent_msg(struct handler_env *env)
+{
 	char a[] = "ping", b[] = "pong!", name[16] = "address";
 	struct iovec iov[2] = { { a, 4 }, { b, 5 } };
 	struct mmsghdr mm[2];
 	struct msghdr mh;
+	unsigned char all[17];
 	uint64_t want;
 	uint32_t len;
 
@@ -542,14 +575,27 @@ static void test_sent_digest_msg(void **state)
 	mm[1].msg_hdr.msg_iovlen = 1;
 	mm[1].msg_len = 5;
 	len = 4;
-	want = hm_fnv1a(hm_fnv1a(HM_FNV1A_INIT, &len, 4), "ping", 4);
+	memcpy(all, &len, 4);
+	memcpy(all + 4, "ping", 4);
+	want = fnv(all, 8);
 	assert_int_equal(sent(env, SYS_sendmmsg, (uint64_t)(uintptr_t)mm, 2, 1), want);
 	len = 5;
-	want = hm_fnv1a(hm_fnv1a(want, &len, 4), "pong!", 5);
+	memcpy(all + 8, &len, 4);
+	memcpy(all + 12, "pong!", 5);
+	want = fnv(all, 17);
 	assert_int_equal(sent(env, SYS_sendmmsg, (uint64_t)(uintptr_t)mm, 2, 2), want);
 	/* the same bytes cut into other messages are another sending */
 	mm[0].msg_len = 3;
 	assert_int_not_equal(sent(env, SYS_sendmmsg, (uint64_t)(uintptr_t)mm, 2, 2), want);
+}
+
+static void test_sent_digest_msg(void **state)
+{
+	struct handler_env *env = handler_env(state, 0, 0);
+
+	for (sent_fnv1a = 0; sent_fnv1a < 2; sent_fnv1a++)
+		sent_msg(env);
+	sent_fnv1a = 0;
 }
 
 /* Outside for a write: files, devices, hermit's own pipes, sockets with
