@@ -32,6 +32,7 @@ struct dap_source {
 	struct dap_modules mods;
 	struct syms_slot *slots;
 	size_t nslots;
+	size_t prefetched; /* map pairs dap_source_prefetch went through */
 };
 
 static void load_manifest(struct dap_source *s)
@@ -174,26 +175,66 @@ const struct dap_modules *dap_source_modules(const struct dap_source *s)
 	return &s->mods;
 }
 
-/* The DWARF of module M, opened on first use. */
-static struct dw_syms *module_syms(const struct dap_source *cs, const struct dap_module *m)
+/* The slot of FILE, or NULL. */
+static struct syms_slot *slot_of(const struct dap_source *s, const char *file)
 {
-	struct dap_source *s = (struct dap_source *)cs; /* the cache only */
+	for (size_t i = 0; i < s->nslots; i++)
+		if (strcmp(s->slots[i].file, file) == 0)
+			return &s->slots[i];
+	return NULL;
+}
+
+/* The DWARF of FILE, opened on first use. */
+static struct dw_syms *file_syms(struct dap_source *s, const char *file)
+{
+	struct syms_slot *slot = slot_of(s, file);
 	struct dw_syms *syms = NULL;
 
-	if (!m->file)
-		return NULL;
-	for (size_t i = 0; i < s->nslots; i++)
-		if (strcmp(s->slots[i].file, m->file) == 0)
-			return s->slots[i].syms;
-	if (dw_syms_open(m->file, &syms) < 0 || !dw_syms_debug_file(syms)) {
+	if (slot)
+		return slot->syms;
+	if (dw_syms_open(file, &syms) < 0 || !dw_syms_debug_file(syms)) {
 		dw_syms_close(syms);
 		syms = NULL;
 	}
 	s->slots = xrealloc(s->slots, (s->nslots + 1) * sizeof(*s->slots));
-	s->slots[s->nslots].file = xstrdup(m->file);
+	s->slots[s->nslots].file = xstrdup(file);
 	s->slots[s->nslots].syms = syms;
 	s->nslots++;
 	return syms;
+}
+
+/* The DWARF of module M, opened on first use. */
+static struct dw_syms *module_syms(const struct dap_source *cs, const struct dap_module *m)
+{
+	struct dap_source *s = (struct dap_source *)cs; /* the cache only */
+
+	return m->file ? file_syms(s, m->file) : NULL;
+}
+
+/* Whether FILE starts as an ELF file does. */
+static int is_elf(const char *file)
+{
+	unsigned char magic[4];
+	FILE *f = fopen(file, "rb");
+	int elf = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+
+	if (f)
+		fclose(f);
+	return elf;
+}
+
+int dap_source_prefetch(struct dap_source *s)
+{
+	while (s->map && s->map[2 * s->prefetched]) {
+		const char *file = s->map[2 * s->prefetched + 1];
+
+		s->prefetched++;
+		if (!slot_of(s, file) && is_elf(file)) {
+			file_syms(s, file);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 struct dw_syms *dap_source_syms_at(const struct dap_source *s, uint64_t addr, uint64_t *bias)
