@@ -35,37 +35,24 @@ struct dap_source {
 	size_t prefetched; /* map pairs dap_source_prefetch went through */
 };
 
+/* The recording's files (common/manifest.c): none when its manifest is
+ * missing or damaged, as then the replay refuses it too. */
 static void load_manifest(struct dap_source *s)
 {
-	char path[PATH_MAX];
-	struct hm_buf b;
-	cJSON *doc, *files, *f;
-	size_t n = 0;
+	struct hm_manifest_file *kept;
+	cJSON *doc;
+	size_t n = 0, nkept;
 
-	if (!s->recording)
+	if (!s->recording || hm_manifest_read(s->recording, &doc) < 0)
 		return;
-	snprintf(path, sizeof(path), "%s/manifest.json", s->recording);
-	hm_buf_init(&b);
-	if (hm_read_file(path, 64u << 20, &b) < 0) {
-		hm_buf_free(&b);
-		return;
-	}
-	hm_buf_add(&b, "", 1);
-	doc = cJSON_Parse((const char *)b.data);
-	hm_buf_free(&b);
-	files = doc ? cJSON_GetObjectItemCaseSensitive(doc, "files") : NULL;
-	s->map = xcalloc((size_t)cJSON_GetArraySize(files) * 2 + 2, sizeof(char *));
-	cJSON_ArrayForEach(f, files)
-	{
-		const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "path");
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "file");
-		char copy[PATH_MAX];
-
-		if (!cJSON_IsString(p) || !cJSON_IsString(c) || strstr(c->valuestring, ".."))
-			continue;
-		snprintf(copy, sizeof(copy), "%s/%s", s->recording, c->valuestring);
-		s->map[n++] = xstrdup(p->valuestring);
-		s->map[n++] = xstrdup(copy);
+	if (hm_manifest_files(doc, s->recording, &kept, &nkept) == 0) {
+		s->map = xcalloc(2 * nkept + 2, sizeof(char *));
+		for (size_t i = 0; i < nkept; i++) {
+			s->map[n++] = kept[i].path;
+			s->map[n++] = kept[i].copy;
+			kept[i].path = kept[i].copy = NULL;
+		}
+		hm_manifest_free(kept, nkept);
 	}
 	cJSON_Delete(doc);
 }
