@@ -135,6 +135,10 @@ void sym_units_free(struct dw_syms *s);
 /* lines.c */
 int sym_lines_load(struct dw_syms *s, Dwarf_Die cu, const char *comp_dir);
 void sym_lines_finish(struct dw_syms *s);
+/* In the N elements of SIZE bytes at V, sorted by a first field `lo`
+ * (uint64_t: struct sym_row, struct sym_unit_range), how many have
+ * lo <= KEY. */
+size_t sym_count_lo(const void *v, size_t n, size_t size, uint64_t key);
 /* dw_line_at among the rows loaded. */
 int sym_line_at(const struct dw_syms *s, uint64_t addr, struct dw_line *out);
 

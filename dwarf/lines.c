@@ -118,18 +118,28 @@ void sym_lines_finish(struct dw_syms *s)
 			s->rows[i].hi = s->rows[i + 1].lo;
 }
 
-/* Index of the row holding ADDR, or -1. */
-static ssize_t row_at(const struct dw_syms *s, uint64_t addr)
+size_t sym_count_lo(const void *v, size_t n, size_t size, uint64_t key)
 {
-	size_t lo = 0, hi = s->nrows;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->rows[mid].lo <= addr)
+		uint64_t at;
+
+		memcpy(&at, (const char *)v + mid * size, sizeof(at));
+		if (at <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Index of the row holding ADDR, or -1. */
+static ssize_t row_at(const struct dw_syms *s, uint64_t addr)
+{
+	size_t lo = sym_count_lo(s->rows, s->nrows, sizeof(*s->rows), addr);
+
 	if (lo == 0)
 		return -1;
 	while (lo > 0 && s->rows[lo - 1].hi == s->rows[lo - 1].lo)

@@ -314,20 +314,13 @@ static void read_unit(struct dw_syms *s, struct sym_unit *u)
 
 void sym_units_at(struct dw_syms *s, uint64_t pc)
 {
-	size_t lo = 0, hi = s->nuranges, old = s->nrows;
+	size_t old = s->nrows, after;
 
 	if (!s->dbg || (s->units_all && s->nloaded == s->nunits))
 		return;
-	/* the last range with lo <= pc, then back while one may hold pc */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->uranges[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0 && s->uranges[i].max_hi > pc;) {
+	/* the ranges with lo <= pc, from the last back while one may hold pc */
+	after = sym_count_lo(s->uranges, s->nuranges, sizeof(*s->uranges), pc);
+	for (size_t i = after; i-- > 0 && s->uranges[i].max_hi > pc;) {
 		struct sym_unit *u = pc < s->uranges[i].hi ? unit_find(s, s->uranges[i].die) : NULL;
 
 		if (u)
