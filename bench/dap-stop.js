@@ -38,8 +38,8 @@ async function stopAfter(dc, request) {
 	if (ms.length < 2) throw new Error('too few stops');
 	const rest = ms.slice(1).sort((a, b) => a - b);
 	const median = rest[Math.floor(rest.length / 2)];
-	console.log(`stackTrace + scopes + variables, ${depth} frames: first stop ${ms[0].toFixed(1)} ms ` +
-		`(the libraries' DWARF opened), then median ${median.toFixed(1)} ms over ${rest.length} stops (target 50 ms)`);
+	console.log(`stackTrace + scopes + variables, ${depth} frames: first stop ${ms[0].toFixed(1)} ms, ` +
+		`then median ${median.toFixed(1)} ms over ${rest.length} stops (target 50 ms)`);
 })().catch((e) => {
 	console.error(`bench: ${e.message}`);
 	process.exit(1);

@@ -234,6 +234,27 @@ int hm_json_read(const char *path, cJSON **doc);
 const char *hm_json_str(const cJSON *obj, const char *name, const char *def);
 int64_t hm_json_int(const cJSON *obj, const char *name, int64_t def);
 
+/* ---- manifest.c: a recording's manifest.json ---- */
+
+/* A file the recording kept: its path as the run opened it (absolute) and
+ * its copy, DIR/files/<sha256>. */
+struct hm_manifest_file {
+	char *path;
+	char *copy;
+};
+
+/* Whether S is 64 lower-case hex digits, as filestore.c names copies. */
+int hm_sha256_hex_valid(const char *s);
+/* DIR/manifest.json into *DOC (free with cJSON_Delete): as hm_json_read
+ * (-ENOENT: a recording cut before its end has none yet). */
+int hm_manifest_read(const char *dir, cJSON **doc);
+/* The "files" of DOC, the manifest of the recording in DIR, in *OUT (free
+ * with hm_manifest_free), *N of them, in the manifest's order. 0, or
+ * -EBADMSG when "files" is missing or an entry has no absolute path or no
+ * valid sha256. Whether the copies exist is the caller's to check. */
+int hm_manifest_files(const cJSON *doc, const char *dir, struct hm_manifest_file **out, size_t *n);
+void hm_manifest_free(struct hm_manifest_file *v, size_t n);
+
 /* ---- filestore.c: content-addressed copies of files ---- */
 
 /*

@@ -7,16 +7,14 @@
  * goes in at the next stop.
  *
  * Data breakpoints use the stub's watchpoints, which `hermit replay` keeps
- * in 4 slots of 1, 2, 4 or 8 aligned bytes (replayer/debug.c), found by
- * comparing values (software watchpoints) and, for reads, by decoding
- * each instruction. Write watches are packed: every aligned 8-byte word
- * that holds a watched byte is one slot, shared by all the breakpoints in
- * it, so six ints side by side take three slots; at a stop the adapter
- * compares each breakpoint's own bytes with their value at the last stop
- * to say which ones were written, and goes on when only a neighbour was.
- * Read and access watches keep their exact bytes (a neighbour's read
- * cannot be told apart afterwards). A breakpoint that finds no free slot
- * is not verified, and says why.
+ * in 64 slots of 1, 2, 4 or 8 aligned bytes (replayer/internal.h,
+ * MAX_WPS), found by comparing values (software watchpoints) and, for
+ * reads, by decoding each instruction. A breakpoint's bytes are split
+ * into the fewest aligned pieces, one slot each, shared by breakpoints on
+ * the same piece; at a write's stop the adapter compares each
+ * breakpoint's own bytes with their value at the last stop to say which
+ * ones were written. A breakpoint that finds no free slot is not
+ * verified, and says why.
  *
  * Conditions and hit counts (struct dap_bp_cond) are the adapter's: the
  * stub stops at every hit, and a hit whose condition is false, or whose
@@ -36,8 +34,8 @@
 #include "dap/internal.h"
 
 static const char NO_ROOM[] =
-	"no room: the replay watches at most 4 aligned words of up to 8 bytes at once "
-	"(hermit replay's limit); writes to the same word share one";
+	"no room: the replay watches at most 64 aligned pieces of up to 8 bytes at once "
+	"(hermit replay's limit)";
 
 /* ---- planning ---- */
 
@@ -56,11 +54,6 @@ static size_t regions(const struct dap_dbp *b, struct dap_zpoint *out, size_t ma
 	uint64_t a = b->addr, end = b->addr + b->size;
 	size_t n = 0;
 
-	if (b->type == 2) {
-		for (uint64_t w = a & ~7ull; w < end && n < max; w += 8)
-			out[n++] = (struct dap_zpoint){ 2, w, 8 };
-		return n;
-	}
 	while (a < end && n < max) {
 		int k = 8;
 
@@ -101,7 +94,7 @@ static size_t plan(struct dap *d, struct dap_zpoint *z)
 	}
 	for (size_t i = 0; i < d->ndbps; i++) {
 		struct dap_dbp *b = &d->dbps[i];
-		struct dap_zpoint need[DAP_MAX_WATCH / 8 + 2 + DAP_MAX_WATCH];
+		struct dap_zpoint need[DAP_MAX_WATCH];
 		size_t k = regions(b, need, sizeof(need) / sizeof(need[0])), fresh = 0;
 
 		if (b->why && b->why != NO_ROOM)
@@ -221,7 +214,7 @@ void dap_bp_sync(struct dap *d)
 		}
 		for (size_t j = 0; err && want[i].type && j < d->ndbps; j++) {
 			struct dap_dbp *b = &d->dbps[j];
-			struct dap_zpoint need[DAP_MAX_WATCH + 2];
+			struct dap_zpoint need[DAP_MAX_WATCH];
 			size_t k = regions(b, need, sizeof(need) / sizeof(need[0]));
 
 			if (b->verified && has(need, k, &want[i])) {

@@ -58,6 +58,7 @@ void dap_framer_unread(struct dap_framer *f, size_t offset);
 struct dap_options {
 	const char *hermit; /* the hermit program to start (default: beside us, or PATH) */
 	int no_launch;	    /* refuse `launch` (the fuzz target: no child processes) */
+	int no_prefetch;    /* open a file's DWARF only when a question needs it */
 };
 
 struct dap;

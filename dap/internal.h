@@ -336,6 +336,7 @@ struct dap {
 	struct dap_child child;
 	struct dap_rsp rsp;
 	struct dap_source *src;
+	int prefetched; /* dap_source_prefetch found no file left (loop.c) */
 
 	/* running: a stop reply is owed */
 	enum dap_run run;

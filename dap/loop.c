@@ -5,6 +5,9 @@
  * stdout and stderr (output events). Single-threaded: a request that
  * needs the stub waits for its reply in dap_rsp_wait(), which serves the
  * child's output meanwhile, so a full pipe can never stop the replay.
+ * When nothing is ready, it opens the DWARF of one more of the
+ * recording's files (dap_source_prefetch), then looks again: the first
+ * stop in a library then finds its symbols read.
  */
 #include "config.h"
 
@@ -64,7 +67,8 @@ int dap_serve(const struct dap_options *o, int in_fd, int out_fd)
 	signal(SIGPIPE, SIG_IGN);
 	while (!d->quit && in_open) {
 		struct pollfd fds[4];
-		int n = 0, rsp_at = -1, out_at = -1, err_at = -1;
+		int n = 0, rsp_at = -1, out_at = -1, err_at = -1, ready;
+		int prefetch = !o->no_prefetch && d->src && !d->prefetched;
 
 		fds[n++] = (struct pollfd){ .fd = in_fd, .events = POLLIN };
 		if (d->rsp.fd >= 0) {
@@ -80,11 +84,16 @@ int dap_serve(const struct dap_options *o, int in_fd, int out_fd)
 			fds[n++] = (struct pollfd){ .fd = d->child.err, .events = POLLIN };
 		}
 		/* (a bound only so that a child that dies unseen is noticed) */
-		if (poll(fds, (nfds_t)n, 1000) < 0) {
+		ready = poll(fds, (nfds_t)n, prefetch ? 0 : 1000);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			hm_error("hermit-dap: poll: %s", hm_strerror(-errno));
 			break;
+		}
+		if (ready == 0 && prefetch) {
+			d->prefetched = !dap_source_prefetch(d->src);
+			continue;
 		}
 		if (out_at >= 0 && fds[out_at].revents)
 			dap_child_output(d, fds[out_at].fd);

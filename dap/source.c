@@ -32,39 +32,27 @@ struct dap_source {
 	struct dap_modules mods;
 	struct syms_slot *slots;
 	size_t nslots;
+	size_t prefetched; /* map pairs dap_source_prefetch went through */
 };
 
+/* The recording's files (common/manifest.c): none when its manifest is
+ * missing or damaged, as then the replay refuses it too. */
 static void load_manifest(struct dap_source *s)
 {
-	char path[PATH_MAX];
-	struct hm_buf b;
-	cJSON *doc, *files, *f;
-	size_t n = 0;
+	struct hm_manifest_file *kept;
+	cJSON *doc;
+	size_t n = 0, nkept;
 
-	if (!s->recording)
+	if (!s->recording || hm_manifest_read(s->recording, &doc) < 0)
 		return;
-	snprintf(path, sizeof(path), "%s/manifest.json", s->recording);
-	hm_buf_init(&b);
-	if (hm_read_file(path, 64u << 20, &b) < 0) {
-		hm_buf_free(&b);
-		return;
-	}
-	hm_buf_add(&b, "", 1);
-	doc = cJSON_Parse((const char *)b.data);
-	hm_buf_free(&b);
-	files = doc ? cJSON_GetObjectItemCaseSensitive(doc, "files") : NULL;
-	s->map = xcalloc((size_t)cJSON_GetArraySize(files) * 2 + 2, sizeof(char *));
-	cJSON_ArrayForEach(f, files)
-	{
-		const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "path");
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "file");
-		char copy[PATH_MAX];
-
-		if (!cJSON_IsString(p) || !cJSON_IsString(c) || strstr(c->valuestring, ".."))
-			continue;
-		snprintf(copy, sizeof(copy), "%s/%s", s->recording, c->valuestring);
-		s->map[n++] = xstrdup(p->valuestring);
-		s->map[n++] = xstrdup(copy);
+	if (hm_manifest_files(doc, s->recording, &kept, &nkept) == 0) {
+		s->map = xcalloc(2 * nkept + 2, sizeof(char *));
+		for (size_t i = 0; i < nkept; i++) {
+			s->map[n++] = kept[i].path;
+			s->map[n++] = kept[i].copy;
+			kept[i].path = kept[i].copy = NULL;
+		}
+		hm_manifest_free(kept, nkept);
 	}
 	cJSON_Delete(doc);
 }
@@ -174,26 +162,66 @@ const struct dap_modules *dap_source_modules(const struct dap_source *s)
 	return &s->mods;
 }
 
-/* The DWARF of module M, opened on first use. */
-static struct dw_syms *module_syms(const struct dap_source *cs, const struct dap_module *m)
+/* The slot of FILE, or NULL. */
+static struct syms_slot *slot_of(const struct dap_source *s, const char *file)
 {
-	struct dap_source *s = (struct dap_source *)cs; /* the cache only */
+	for (size_t i = 0; i < s->nslots; i++)
+		if (strcmp(s->slots[i].file, file) == 0)
+			return &s->slots[i];
+	return NULL;
+}
+
+/* The DWARF of FILE, opened on first use. */
+static struct dw_syms *file_syms(struct dap_source *s, const char *file)
+{
+	struct syms_slot *slot = slot_of(s, file);
 	struct dw_syms *syms = NULL;
 
-	if (!m->file)
-		return NULL;
-	for (size_t i = 0; i < s->nslots; i++)
-		if (strcmp(s->slots[i].file, m->file) == 0)
-			return s->slots[i].syms;
-	if (dw_syms_open(m->file, &syms) < 0 || !dw_syms_debug_file(syms)) {
+	if (slot)
+		return slot->syms;
+	if (dw_syms_open(file, &syms) < 0 || !dw_syms_debug_file(syms)) {
 		dw_syms_close(syms);
 		syms = NULL;
 	}
 	s->slots = xrealloc(s->slots, (s->nslots + 1) * sizeof(*s->slots));
-	s->slots[s->nslots].file = xstrdup(m->file);
+	s->slots[s->nslots].file = xstrdup(file);
 	s->slots[s->nslots].syms = syms;
 	s->nslots++;
 	return syms;
+}
+
+/* The DWARF of module M, opened on first use. */
+static struct dw_syms *module_syms(const struct dap_source *cs, const struct dap_module *m)
+{
+	struct dap_source *s = (struct dap_source *)cs; /* the cache only */
+
+	return m->file ? file_syms(s, m->file) : NULL;
+}
+
+/* Whether FILE starts as an ELF file does. */
+static int is_elf(const char *file)
+{
+	unsigned char magic[4];
+	FILE *f = fopen(file, "rb");
+	int elf = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+
+	if (f)
+		fclose(f);
+	return elf;
+}
+
+int dap_source_prefetch(struct dap_source *s)
+{
+	while (s->map && s->map[2 * s->prefetched]) {
+		const char *file = s->map[2 * s->prefetched + 1];
+
+		s->prefetched++;
+		if (!slot_of(s, file) && is_elf(file)) {
+			file_syms(s, file);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 struct dw_syms *dap_source_syms_at(const struct dap_source *s, uint64_t addr, uint64_t *bias)

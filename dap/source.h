@@ -42,6 +42,15 @@ int dap_source_refresh(struct dap_source *s, const struct dap_target *t, const v
 		       size_t auxv_len);
 /* The modules, as of the last refresh. */
 const struct dap_modules *dap_source_modules(const struct dap_source *s);
+/*
+ * Open the symbols of one more of the recording's ELF files (manifest
+ * order: the program, ld.so, the libraries) that are not open yet, as the
+ * first question about them would: 1 when there was one, 0 when none is
+ * left. The adapter calls it while it has nothing else to do, so that the
+ * first stop in a library does not wait for its DWARF (libc6-dbg's
+ * compressed .debug_info alone takes libdwarf 55 ms to inflate).
+ */
+int dap_source_prefetch(struct dap_source *s);
 
 /* The function that holds ADDR (DWARF's, else an ELF symbol): 0 with its
  * *NAME (valid while S lives) and *START, or -ENOENT. */

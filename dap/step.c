@@ -504,7 +504,7 @@ int dap_plan_stopped(struct dap *d, const struct dap_stop *st, const char **reas
 			*desc = text;
 			goto done;
 		}
-		neighbour = 1; /* a watched word's other bytes: not the client's */
+		neighbour = 1; /* none of the client's takes it (a condition said no) */
 	}
 	err = regs_of(d, tid, &pc, &sp);
 	if (err) {
@@ -528,8 +528,8 @@ int dap_plan_stopped(struct dap *d, const struct dap_stop *st, const char **reas
 		}
 	}
 	if (cont && !at_temp(p, tid, pc, sp)) {
-		/* another thread's pass, a deeper frame's, a neighbour's
-		 * write, a condition that said no: on */
+		/* another thread's pass, a deeper frame's, a watch or a
+		 * condition that said no: on */
 		if (p->ntemps || neighbour || dap_bp_user_at(d, pc)) {
 			err = go(d);
 			if (err)

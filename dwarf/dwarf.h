@@ -279,8 +279,9 @@ void dw_patch_out_free(struct dw_patch_out *o);
  * Every address here is link-time: the caller subtracts the load bias of
  * a PIE or shared object before asking and adds it to what comes back
  * (struct dw_reader's bias does that for DW_OP_addr). Strings returned
- * live as long as the struct dw_syms. A struct dw_syms is not thread-safe
- * (types are decoded into a cache on first use).
+ * live as long as the struct dw_syms. A struct dw_syms is not thread-safe:
+ * compilation units are read on the first question that needs them
+ * (units.c), and types are decoded into a cache on first use.
  */
 struct dw_syms;
 
@@ -312,7 +313,7 @@ struct dw_line {
 
 /* The row holding ADDR (rows of no bytes are skipped, the last of several
  * at one address wins, as gdb does). 0 or -ENOENT. */
-int dw_line_at(const struct dw_syms *syms, uint64_t addr, struct dw_line *out);
+int dw_line_at(struct dw_syms *syms, uint64_t addr, struct dw_line *out);
 
 /*
  * Where a breakpoint on FILE:LINE goes: the first is_stmt address of LINE
@@ -323,24 +324,24 @@ int dw_line_at(const struct dw_syms *syms, uint64_t addr, struct dw_line *out);
  * ADDRS; returns how many there are (may exceed MAX), or -ENOENT (no such
  * file, or no code at or after LINE).
  */
-int dw_line_addrs(const struct dw_syms *syms, const char *file, unsigned line, uint64_t *addrs,
+int dw_line_addrs(struct dw_syms *syms, const char *file, unsigned line, uint64_t *addrs,
 		  size_t max, unsigned *line_out);
 
 /* The source files with line rows (for DAP loadedSources): file I (0..),
  * or NULL past the last. */
-const char *dw_source_file(const struct dw_syms *syms, size_t i);
+const char *dw_source_file(struct dw_syms *syms, size_t i);
 
 /*
  * The addresses of the source line at PC (source-level stepping): [*LO,
  * *HI) is the largest run of consecutive rows around PC with the same
  * file and line, so a step that leaves it has left the line. 0 or -ENOENT.
  */
-int dw_line_range(const struct dw_syms *syms, uint64_t pc, uint64_t *lo, uint64_t *hi);
+int dw_line_range(struct dw_syms *syms, uint64_t pc, uint64_t *lo, uint64_t *hi);
 
 /* The first is_stmt row at or after END that is on another line than the
  * one at END - 1 (where a step over a line's range lands when it falls
  * through). 0 or -ENOENT. */
-int dw_line_next(const struct dw_syms *syms, uint64_t end, struct dw_line *out);
+int dw_line_next(struct dw_syms *syms, uint64_t end, struct dw_line *out);
 
 /* A function, inlined instance or lexical block: handles are DIE offsets. */
 enum dw_scope_kind {
@@ -361,11 +362,11 @@ struct dw_func {
 };
 
 /* The function (not an inlined instance) holding PC. 0 or -ENOENT. */
-int dw_func_at(const struct dw_syms *syms, uint64_t pc, struct dw_func *out);
+int dw_func_at(struct dw_syms *syms, uint64_t pc, struct dw_func *out);
 
 /* The out-of-line functions named NAME (or whose linkage name is NAME): up
  * to MAX in OUT, the count (may exceed MAX; 0: none). */
-int dw_func_by_name(const struct dw_syms *syms, const char *name, struct dw_func *out,
+int dw_func_by_name(struct dw_syms *syms, const char *name, struct dw_func *out,
 		    size_t max);
 
 /*
@@ -385,7 +386,7 @@ struct dw_frame {
 
 /* The frames at PC, innermost first, up to MAX; the count (may exceed
  * MAX), 0 when no function holds PC. */
-int dw_frames_at(const struct dw_syms *syms, uint64_t pc, struct dw_frame *out, size_t max);
+int dw_frames_at(struct dw_syms *syms, uint64_t pc, struct dw_frame *out, size_t max);
 
 /* A parameter or local. */
 struct dw_var {
@@ -406,7 +407,7 @@ struct dw_var {
  * too (they read as optimized out). Up to MAX in OUT; the count (may
  * exceed MAX), or -ENOENT when there is no such frame.
  */
-int dw_vars_at(const struct dw_syms *syms, uint64_t pc, int depth, struct dw_var *out,
+int dw_vars_at(struct dw_syms *syms, uint64_t pc, int depth, struct dw_var *out,
 	       size_t max);
 
 /* ---- globals.c: names at file scope ---- */

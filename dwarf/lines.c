@@ -26,8 +26,8 @@ static void add_row(struct dw_syms *s, const struct sym_row *row)
 }
 
 /* The interned file of a row's file number, through a per-unit cache. */
-static int32_t row_file(struct dw_syms *s, Dwarf_Line line, Dwarf_Unsigned fileno,
-			int32_t **cache, size_t *ncache, const char *comp_dir)
+static int32_t row_file(struct dw_syms *s, Dwarf_Line line, Dwarf_Unsigned fileno, int32_t **cache,
+			size_t *ncache, const char *comp_dir)
 {
 	Dwarf_Error err = NULL;
 	char *name = NULL;
@@ -118,18 +118,28 @@ void sym_lines_finish(struct dw_syms *s)
 			s->rows[i].hi = s->rows[i + 1].lo;
 }
 
-/* Index of the row holding ADDR, or -1. */
-static ssize_t row_at(const struct dw_syms *s, uint64_t addr)
+size_t sym_count_lo(const void *v, size_t n, size_t size, uint64_t key)
 {
-	size_t lo = 0, hi = s->nrows;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->rows[mid].lo <= addr)
+		uint64_t at;
+
+		memcpy(&at, (const char *)v + mid * size, sizeof(at));
+		if (at <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Index of the row holding ADDR, or -1. */
+static ssize_t row_at(const struct dw_syms *s, uint64_t addr)
+{
+	size_t lo = sym_count_lo(s->rows, s->nrows, sizeof(*s->rows), addr);
+
 	if (lo == 0)
 		return -1;
 	while (lo > 0 && s->rows[lo - 1].hi == s->rows[lo - 1].lo)
@@ -149,14 +159,20 @@ static void fill(const struct dw_syms *s, const struct sym_row *row, struct dw_l
 	out->is_stmt = row->is_stmt;
 }
 
-int dw_line_at(const struct dw_syms *syms, uint64_t addr, struct dw_line *out)
+int sym_line_at(const struct dw_syms *s, uint64_t addr, struct dw_line *out)
 {
-	ssize_t i = row_at(syms, addr);
+	ssize_t i = row_at(s, addr);
 
 	if (i < 0)
 		return -ENOENT;
-	fill(syms, &syms->rows[i], out);
+	fill(s, &s->rows[i], out);
 	return 0;
+}
+
+int dw_line_at(struct dw_syms *syms, uint64_t addr, struct dw_line *out)
+{
+	sym_units_at(syms, addr);
+	return sym_line_at(syms, addr, out);
 }
 
 static int same_line(const struct sym_row *a, const struct sym_row *b)
@@ -164,10 +180,12 @@ static int same_line(const struct sym_row *a, const struct sym_row *b)
 	return a->file == b->file && a->line == b->line;
 }
 
-int dw_line_range(const struct dw_syms *syms, uint64_t pc, uint64_t *lo, uint64_t *hi)
+int dw_line_range(struct dw_syms *syms, uint64_t pc, uint64_t *lo, uint64_t *hi)
 {
-	ssize_t i = row_at(syms, pc), a, b;
+	ssize_t i, a, b;
 
+	sym_units_at(syms, pc);
+	i = row_at(syms, pc);
 	if (i < 0)
 		return -ENOENT;
 	for (a = i; a > 0 && syms->rows[a - 1].hi == syms->rows[a].lo &&
@@ -183,10 +201,14 @@ int dw_line_range(const struct dw_syms *syms, uint64_t pc, uint64_t *lo, uint64_
 	return 0;
 }
 
-int dw_line_next(const struct dw_syms *syms, uint64_t end, struct dw_line *out)
+int dw_line_next(struct dw_syms *syms, uint64_t end, struct dw_line *out)
 {
-	ssize_t ref = row_at(syms, end - 1), i = row_at(syms, end);
+	ssize_t ref, i;
 
+	sym_units_at(syms, end - 1);
+	sym_units_at(syms, end);
+	ref = row_at(syms, end - 1);
+	i = row_at(syms, end);
 	if (ref < 0 || i < 0)
 		return -ENOENT;
 	for (; (size_t)i < syms->nrows; i++) {
@@ -226,7 +248,23 @@ static int cmp_u64(const void *a_, const void *b_)
 	return a < b ? -1 : a > b;
 }
 
-int dw_line_addrs(const struct dw_syms *syms, const char *file, unsigned line, uint64_t *addrs,
+/* A byte for each interned file: whether it is FILE (file_matches);
+ * NULL when none is. */
+static unsigned char *matching(const struct dw_syms *s, const char *file)
+{
+	unsigned char *match = xcalloc(s->nfiles ? s->nfiles : 1, 1);
+	int any = 0;
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		any |= match[i] = (unsigned char)file_matches(s->files[i], file);
+	if (!any) {
+		free(match);
+		return NULL;
+	}
+	return match;
+}
+
+int dw_line_addrs(struct dw_syms *syms, const char *file, unsigned line, uint64_t *addrs,
 		  size_t max, unsigned *line_out)
 {
 	unsigned char *match;
@@ -236,11 +274,16 @@ int dw_line_addrs(const struct dw_syms *syms, const char *file, unsigned line, u
 	uint64_t *found;
 	uint32_t *owner;
 
-	if (!syms->nfiles)
+	/* the units that name the file, then its rows in them (their rows
+	 * may name more files: match again) */
+	sym_units_files(syms);
+	match = matching(syms, file);
+	if (!match)
 		return -ENOENT;
-	match = xcalloc(syms->nfiles, 1);
-	for (size_t i = 0; i < syms->nfiles; i++)
-		any |= match[i] = (unsigned char)file_matches(syms->files[i], file);
+	sym_units_for_files(syms, match);
+	free(match);
+	match = matching(syms, file);
+	any = match != NULL;
 	for (size_t i = 0; any && i < syms->nrows; i++) {
 		const struct sym_row *row = &syms->rows[i];
 		if (match[row->file] && row->is_stmt && row->line >= line &&

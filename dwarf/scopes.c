@@ -155,8 +155,8 @@ int sym_die_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at, int follow, Dwarf
 struct unit {
 	struct dw_syms *s;
 	int version;
-	uint64_t base; /* the unit's DW_AT_low_pc, the base of .debug_ranges */
-	int32_t *files; /* decl_file / call_file number -> interned index */
+	uint64_t base;	      /* the unit's DW_AT_low_pc, the base of .debug_ranges */
+	const int32_t *files; /* decl_file / call_file number -> interned index */
 	size_t nfiles;
 };
 
@@ -168,9 +168,10 @@ static void add_range(struct sym_range **r, uint32_t *n, uint64_t lo, uint64_t h
 	(*r)[(*n)++] = (struct sym_range){ lo, hi };
 }
 
-static int die_ranges(struct unit *u, Dwarf_Die die, struct sym_range **out, uint32_t *n)
+int sym_die_ranges(struct dw_syms *s, Dwarf_Die die, int version, uint64_t base,
+		   struct sym_range **out, uint32_t *n)
 {
-	Dwarf_Debug dbg = u->s->dbg;
+	Dwarf_Debug dbg = s->dbg;
 	Dwarf_Error err = NULL;
 	Dwarf_Addr lo, hi;
 	Dwarf_Half form = 0;
@@ -195,14 +196,13 @@ static int die_ranges(struct unit *u, Dwarf_Die die, struct sym_range **out, uin
 	}
 	dwarf_whatform(a, &form, &err);
 	sym_drop_error(dbg, &err);
-	if (u->version >= 5 || form == DW_FORM_rnglistx) {
+	if (version >= 5 || form == DW_FORM_rnglistx) {
 		Dwarf_Unsigned val = 0, count = 0, goff = 0;
 		Dwarf_Rnglists_Head head = NULL;
 		int res = form == DW_FORM_rnglistx ? dwarf_formudata(a, &val, &err)
 						   : dwarf_global_formref(a, &val, &err);
-		if (res == DW_DLV_OK &&
-		    dwarf_rnglists_get_rle_head(a, form, val, &head, &count, &goff, &err) ==
-			    DW_DLV_OK) {
+		if (res == DW_DLV_OK && dwarf_rnglists_get_rle_head(a, form, val, &head, &count,
+								    &goff, &err) == DW_DLV_OK) {
 			for (Dwarf_Unsigned i = 0; i < count; i++) {
 				unsigned len, code;
 				Dwarf_Unsigned raw1, raw2, c1, c2;
@@ -233,10 +233,8 @@ static int die_ranges(struct unit *u, Dwarf_Die die, struct sym_range **out, uin
 			res = dwarf_formudata(a, &v, &err);
 			off = v;
 		}
-		if (res == DW_DLV_OK &&
-		    dwarf_get_ranges_b(dbg, off, die, &real, &r, &count, &bytes, &err) ==
-			    DW_DLV_OK) {
-			uint64_t base = u->base;
+		if (res == DW_DLV_OK && dwarf_get_ranges_b(dbg, off, die, &real, &r, &count, &bytes,
+							   &err) == DW_DLV_OK) {
 			for (Dwarf_Signed i = 0; i < count; i++) {
 				if (r[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
 					base = r[i].dwr_addr2;
@@ -270,7 +268,7 @@ static void add_scope(struct unit *u, Dwarf_Die die, Dwarf_Half tag, int32_t par
 	Dwarf_Error err = NULL;
 	Dwarf_Off off = 0;
 
-	die_ranges(u, die, &r, &n);
+	sym_die_ranges(s, die, u->version, u->base, &r, &n);
 	if (!n) {
 		/* a lexical block without code of its own still holds scopes */
 		if (tag == DW_TAG_lexical_block)
@@ -282,9 +280,10 @@ static void add_scope(struct unit *u, Dwarf_Die die, Dwarf_Half tag, int32_t par
 		s->scopes = xrealloc(s->scopes, s->scopes_cap * sizeof(*s->scopes));
 	}
 	int32_t idx = (int32_t)s->nscopes++;
-	struct sym_scope sc = { .parent = parent, .ranges = r, .nranges = n, .decl_file = -1,
-				.call_file = -1 };
-	sc.kind = tag == DW_TAG_subprogram ? DW_SCOPE_FUNCTION
+	struct sym_scope sc = {
+		.parent = parent, .ranges = r, .nranges = n, .decl_file = -1, .call_file = -1
+	};
+	sc.kind = tag == DW_TAG_subprogram	     ? DW_SCOPE_FUNCTION
 		  : tag == DW_TAG_inlined_subroutine ? DW_SCOPE_INLINED
 						     : DW_SCOPE_BLOCK;
 	sc.lo = r[0].lo;
@@ -343,7 +342,8 @@ static void walk(struct unit *u, Dwarf_Die parent, int32_t parent_scope)
 		if (dwarf_tag(child, &tag, &err) == DW_DLV_OK) {
 			if (tag == DW_TAG_subprogram && parent_scope < 0)
 				add_scope(u, child, tag, -1);
-			else if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+			else if ((tag == DW_TAG_inlined_subroutine ||
+				  tag == DW_TAG_lexical_block) &&
 				 parent_scope >= 0)
 				add_scope(u, child, tag, parent_scope);
 			else if (tag == DW_TAG_namespace && parent_scope < 0)
@@ -359,29 +359,17 @@ static void walk(struct unit *u, Dwarf_Die parent, int32_t parent_scope)
 	}
 }
 
-int sym_scopes_load(struct dw_syms *s, Dwarf_Die cu, int version, const char *comp_dir)
+int sym_scopes_load(struct dw_syms *s, Dwarf_Die cu, int version, const int32_t *files,
+		    size_t nfiles)
 {
-	struct unit u = { .s = s, .version = version };
+	struct unit u = { .s = s, .version = version, .files = files, .nfiles = nfiles };
 	Dwarf_Error err = NULL;
-	char **names = NULL;
-	Dwarf_Signed n = 0;
 	Dwarf_Addr base;
 
 	if (dwarf_lowpc(cu, &base, &err) == DW_DLV_OK)
 		u.base = base;
 	sym_drop_error(s->dbg, &err);
-	if (dwarf_srcfiles(cu, &names, &n, &err) == DW_DLV_OK) {
-		u.files = xmalloc((size_t)(n ? n : 1) * sizeof(*u.files));
-		u.nfiles = (size_t)n;
-		for (Dwarf_Signed i = 0; i < n; i++) {
-			u.files[i] = (int32_t)sym_file_intern(s, comp_dir, names[i]);
-			dwarf_dealloc(s->dbg, names[i], DW_DLA_STRING);
-		}
-		dwarf_dealloc(s->dbg, names, DW_DLA_LIST);
-	}
-	sym_drop_error(s->dbg, &err);
 	walk(&u, cu, -1);
-	free(u.files);
 	return 0;
 }
 
@@ -428,26 +416,28 @@ static void fill_func(const struct dw_syms *s, const struct sym_scope *sc, struc
 	/* After the prologue: where the function's first row ends, as gdb's
 	 * skip_prologue_using_sal finds it. */
 	out->entry = sc->lo;
-	if (dw_line_at(s, sc->lo, &row) == 0 && row.end < sc->hi && scope_holds(sc, row.end))
+	if (sym_line_at(s, sc->lo, &row) == 0 && row.end < sc->hi && scope_holds(sc, row.end))
 		out->entry = row.end;
 }
 
-int dw_func_at(const struct dw_syms *syms, uint64_t pc, struct dw_func *out)
+int dw_func_at(struct dw_syms *syms, uint64_t pc, struct dw_func *out)
 {
 	int32_t chain[64];
-	int depth = sym_scope_chain(syms, pc, chain, 64);
+	int depth;
 
+	sym_units_at(syms, pc);
+	depth = sym_scope_chain(syms, pc, chain, 64);
 	if (depth <= 0 || depth > 64)
 		return -ENOENT;
 	fill_func(syms, &syms->scopes[chain[depth - 1]], out);
 	return 0;
 }
 
-int dw_func_by_name(const struct dw_syms *syms, const char *name, struct dw_func *out,
-		    size_t max)
+int dw_func_by_name(struct dw_syms *syms, const char *name, struct dw_func *out, size_t max)
 {
 	int n = 0;
 
+	sym_units_all(syms);
 	for (size_t i = 0; i < syms->nscopes; i = syms->scopes[i].end) {
 		const struct sym_scope *sc = &syms->scopes[i];
 		if ((sc->name && !strcmp(sc->name, name)) ||
@@ -460,12 +450,14 @@ int dw_func_by_name(const struct dw_syms *syms, const char *name, struct dw_func
 	return n;
 }
 
-int dw_frames_at(const struct dw_syms *syms, uint64_t pc, struct dw_frame *out, size_t max)
+int dw_frames_at(struct dw_syms *syms, uint64_t pc, struct dw_frame *out, size_t max)
 {
 	int32_t chain[256];
-	int depth = sym_scope_chain(syms, pc, chain, 256), n = 0;
+	int depth, n = 0;
 	const struct sym_scope *inner = NULL;
 
+	sym_units_at(syms, pc);
+	depth = sym_scope_chain(syms, pc, chain, 256);
 	for (int d = 0; d < depth && d < 256; d++) {
 		const struct sym_scope *sc = &syms->scopes[chain[d]];
 		if (sc->kind == DW_SCOPE_BLOCK)
@@ -480,7 +472,7 @@ int dw_frames_at(const struct dw_syms *syms, uint64_t pc, struct dw_frame *out, 
 			f->high = sc->hi;
 			f->die = sc->die;
 			if (!inner) {
-				if (dw_line_at(syms, pc, &row) == 0) {
+				if (sym_line_at(syms, pc, &row) == 0) {
 					f->file = row.file;
 					f->line = row.line;
 					f->column = row.column;
@@ -603,13 +595,14 @@ static void scope_vars(const struct dw_syms *s, Dwarf_Off off, int params, struc
 	dwarf_dealloc_die(die);
 }
 
-int dw_vars_at(const struct dw_syms *syms, uint64_t pc, int depth, struct dw_var *out,
-	       size_t max)
+int dw_vars_at(struct dw_syms *syms, uint64_t pc, int depth, struct dw_var *out, size_t max)
 {
 	int32_t chain[256];
-	int n = sym_scope_chain(syms, pc, chain, 256), d, first = 0, frame = -1;
+	int n, d, first = 0, frame = -1;
 	struct var_list locals = { 0 }, params = { 0 };
 
+	sym_units_at(syms, pc);
+	n = sym_scope_chain(syms, pc, chain, 256);
 	if (n <= 0 || n > 256 || depth < 0)
 		return -ENOENT;
 	/* chain[first..frame] are the blocks of frame DEPTH and the frame. */

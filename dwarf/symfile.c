@@ -6,8 +6,8 @@
  * root (.build-id/xx/yyyy.debug), then by .gnu_debuglink beside the file,
  * in .debug/ beside it and under the debug root with the file's directory,
  * a debuglink candidate kept only when its CRC-32 matches. libelf reads the
- * notes and sections; libdwarf (dwarf_init_b) the DWARF. Line rows and the
- * scope tree are read once here; the rest is read on demand.
+ * notes and sections; libdwarf (dwarf_init_b) the DWARF. Its compilation
+ * units are indexed here and read on demand (units.c), as is the rest.
  */
 #include "config.h"
 
@@ -112,8 +112,9 @@ const char *sym_file_name(const struct dw_syms *s, int32_t idx)
 	return idx >= 0 && (size_t)idx < s->nfiles ? s->files[idx] : NULL;
 }
 
-const char *dw_source_file(const struct dw_syms *syms, size_t i)
+const char *dw_source_file(struct dw_syms *syms, size_t i)
 {
+	sym_units_files(syms);
 	return i < syms->nfiles ? syms->files[i] : NULL;
 }
 
@@ -237,53 +238,6 @@ static char *find_debug_file(const char *path, const char *root, const struct el
 	return NULL;
 }
 
-static int cmp_rows(const void *a_, const void *b_)
-{
-	const struct sym_row *a = a_, *b = b_;
-	return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
-/* Read every compilation unit's line rows and scopes. */
-static int load_units(struct dw_syms *s)
-{
-	Dwarf_Error err = NULL;
-
-	for (;;) {
-		Dwarf_Unsigned hdr_len, abbrev_off, typeoff, next;
-		Dwarf_Half version, addr_size, off_size, ext_size, hdr_type;
-		Dwarf_Sig8 sig;
-		Dwarf_Die cu = NULL;
-		int res = dwarf_next_cu_header_d(s->dbg, 1, &hdr_len, &version, &abbrev_off,
-						 &addr_size, &off_size, &ext_size, &sig, &typeoff,
-						 &next, &hdr_type, &err);
-		if (res == DW_DLV_NO_ENTRY)
-			break;
-		if (res != DW_DLV_OK) {
-			sym_drop_error(s->dbg, &err);
-			return -EINVAL;
-		}
-		if (dwarf_siblingof_b(s->dbg, NULL, 1, &cu, &err) != DW_DLV_OK) {
-			sym_drop_error(s->dbg, &err);
-			continue;
-		}
-		Dwarf_Half tag = 0;
-		dwarf_tag(cu, &tag, &err);
-		sym_drop_error(s->dbg, &err);
-		if (tag == DW_TAG_compile_unit) {
-			char *comp_dir = NULL;
-			if (dwarf_die_text(cu, DW_AT_comp_dir, &comp_dir, &err) != DW_DLV_OK)
-				comp_dir = NULL;
-			sym_drop_error(s->dbg, &err);
-			sym_lines_load(s, cu, comp_dir);
-			sym_scopes_load(s, cu, version, comp_dir);
-		}
-		dwarf_dealloc_die(cu);
-	}
-	qsort(s->rows, s->nrows, sizeof(*s->rows), cmp_rows);
-	sym_lines_finish(s);
-	return 0;
-}
-
 static int open_dwarf(const char *path, int *fd, Dwarf_Debug *dbg)
 {
 	Dwarf_Error err = NULL;
@@ -335,7 +289,7 @@ int dw_syms_open_dir(const char *path, const char *debug_root, struct dw_syms **
 		s->frame_dbg = s->dbg;
 	else
 		open_dwarf(path, &s->frame_fd, &s->frame_dbg);
-	if (s->dbg && (r = load_units(s)) < 0) {
+	if (s->dbg && (r = sym_units_index(s)) < 0) {
 		dw_syms_close(s);
 		return r;
 	}
@@ -357,6 +311,7 @@ void dw_syms_close(struct dw_syms *s)
 	sym_frames_free(s);
 	sym_types_free(s);
 	sym_named_free(s);
+	sym_units_free(s);
 	if (s->frame_dbg && s->frame_dbg != s->dbg) {
 		dwarf_finish(s->frame_dbg, &err);
 		sym_drop_error(NULL, &err);

@@ -50,6 +50,15 @@ int replay_dbg_vtid_of(const struct rec_dbg_stop *st)
 	return 0;
 }
 
+uint64_t replay_dbg_ticks_of(const struct rec_dbg_stop *st)
+{
+	for (size_t i = 0; i < st->nthreads; i++) {
+		if (st->threads[i].tid == st->tid)
+			return st->threads[i].ticks;
+	}
+	return 0;
+}
+
 uint64_t replay_dbg_pc_of(pid_t tid)
 {
 	struct user_regs_struct r;

@@ -22,7 +22,8 @@
 enum anchor {
 	AT_START,
 	AT_EVENT,    /* after frame `frames` */
-	AT_TRAP,     /* the nth trap at pc by task index since frame `frames` */
+	AT_TRAP,     /* the nth trap at pc by task index with `ticks` ticks, since
+		      * frame `frames` */
 	AT_EXIT,     /* the debugged process's last stop, as it exits */
 	AT_TICK,     /* task index with `ticks` ticks, about to take its next:
 		      * its pc on that site's first byte (after frame `frames`) */
@@ -172,8 +173,11 @@ struct dbg {
 			      * exec it was told of (0: the first program) */
 	struct {
 		int index;
-		uint64_t pc, n;
-	} counts[MAX_COUNTS]; /* traps per (task, pc) since the last event */
+		uint64_t pc;
+		uint64_t n; /* since the task's ticks were `ticks` */
+		uint64_t ticks;
+		uint64_t all; /* since the last event */
+	} counts[MAX_COUNTS]; /* traps per (task, pc) */
 	size_t ncounts;
 
 	enum mode mode;
@@ -186,7 +190,8 @@ struct dbg {
 	uint64_t pred_pc;	  /* PRED: the call (or jmp) right before the trap */
 	uint64_t pred_slot;	  /* PRED: where its pointer to the trap is (0: direct) */
 	struct pos pred;	  /* PRED: its last pass so far */
-	uint64_t pred_next;	  /* PRED: the trap's nth, if the pass after it is the trap */
+	uint64_t pred_next;	  /* PRED: the passes at the trap's pc since the event that
+				   * the trap has, if the pass after the call is the trap */
 	uint64_t counted;	  /* COUNT: steps so far */
 	int count_at;		  /* COUNT: the target is the pass itself, not the
 			     * instruction before it */
@@ -250,6 +255,8 @@ struct dbg {
 
 /* The guest thread number of ST's task (0: not known). */
 int replay_dbg_vtid_of(const struct rec_dbg_stop *st);
+/* The ticks of ST's task (0: not known). */
+uint64_t replay_dbg_ticks_of(const struct rec_dbg_stop *st);
 /* Task TID's instruction pointer (0: it cannot be read). */
 uint64_t replay_dbg_pc_of(pid_t tid);
 enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st);

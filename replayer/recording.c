@@ -84,17 +84,6 @@ const char *replay_recording_state(const char *dir, const char *status)
 	return state;
 }
 
-static int is_hex64(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++) {
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	}
-	return i == 64;
-}
-
 static const char *const kind_names[] = { "absent", "file", "sized", "dir", "symlink" };
 
 /*
@@ -128,7 +117,7 @@ static int load_before(struct replay_recording *rc, const cJSON *it, struct trac
 	p->kind = (enum tracer_path_kind)k;
 	p->path = xstrdup(orig);
 	if (k == TRACER_PATH_FILE) {
-		if (!cJSON_IsString(sha) || !is_hex64(sha->valuestring))
+		if (!cJSON_IsString(sha) || !hm_sha256_hex_valid(sha->valuestring))
 			return -EBADMSG;
 		snprintf(copy, sizeof(copy), "%s/files/%s", rc->dir, sha->valuestring);
 		p->copy = xstrdup(copy);
@@ -158,13 +147,12 @@ static void free_before(struct tracer_path *v, size_t n)
 /* manifest.json -> pairs (copy in files/, original path), NULL-ended. */
 static int load_manifest(struct replay_recording *rc)
 {
-	char path[4096];
+	struct hm_manifest_file *kept;
 	cJSON *doc, *files, *it;
-	size_t n = 0;
+	size_t n = 0, nkept;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", rc->dir);
-	err = hm_json_read(path, &doc);
+	err = hm_manifest_read(rc->dir, &doc);
 	if (err == -ENOENT) {
 		rc->binds = xcalloc(1, sizeof(*rc->binds));
 		rc->before = xcalloc(1, sizeof(*rc->before));
@@ -172,30 +160,23 @@ static int load_manifest(struct replay_recording *rc)
 	}
 	if (err)
 		return err;
-	files = cJSON_GetObjectItemCaseSensitive(doc, "files");
-	if (!cJSON_IsArray(files)) {
+	err = hm_manifest_files(doc, rc->dir, &kept, &nkept);
+	if (err) {
 		cJSON_Delete(doc);
-		return -EBADMSG;
+		return err;
 	}
-	rc->binds = xcalloc(2 * (size_t)cJSON_GetArraySize(files) + 1, sizeof(*rc->binds));
-	cJSON_ArrayForEach(it, files)
-	{
-		const char *orig = hm_json_str(it, "path", NULL);
-		const char *sha = hm_json_str(it, "sha256", NULL);
-		char copy[4096 + 80];
-
-		if (!orig || orig[0] != '/' || !sha || !is_hex64(sha)) {
-			cJSON_Delete(doc);
-			return -EBADMSG;
-		}
-		snprintf(copy, sizeof(copy), "%s/files/%s", rc->dir, sha);
-		if (access(copy, R_OK) < 0) {
+	rc->binds = xcalloc(2 * nkept + 1, sizeof(*rc->binds));
+	for (size_t i = 0; i < nkept; i++) {
+		if (access(kept[i].copy, R_OK) < 0) {
+			hm_manifest_free(kept, nkept);
 			cJSON_Delete(doc);
 			return -ENOENT;
 		}
-		rc->binds[n++] = xstrdup(copy);
-		rc->binds[n++] = xstrdup(orig);
+		rc->binds[n++] = kept[i].copy;
+		rc->binds[n++] = kept[i].path;
+		kept[i].copy = kept[i].path = NULL;
 	}
+	hm_manifest_free(kept, nkept);
 	/* Paths as the run first found them, in that order. */
 	files = cJSON_GetObjectItemCaseSensitive(doc, "before");
 	rc->before = xcalloc((size_t)cJSON_GetArraySize(files) + 1, sizeof(*rc->before));

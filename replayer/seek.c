@@ -194,8 +194,8 @@ static int same_anchor(const struct pos *a, const struct pos *b)
 	if (a->anchor == AT_TICK || b->anchor == AT_TICK) /* one such moment per replay */
 		return a->anchor == b->anchor && a->index == b->index && a->ticks == b->ticks;
 	return a->anchor == b->anchor && a->frames == b->frames && a->execs == b->execs &&
-	       (a->anchor != AT_TRAP ||
-		(a->index == b->index && a->pc == b->pc && a->nth == b->nth)) &&
+	       (a->anchor != AT_TRAP || (a->index == b->index && a->pc == b->pc &&
+					 a->ticks == b->ticks && a->nth == b->nth)) &&
 	       (a->anchor != AT_PRE_EXEC || (a->index == b->index && a->nth == b->nth));
 }
 
@@ -668,7 +668,7 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 
 				/* (not when the trap's pc was reached otherwise since
 				 * the call: a loop back to a function's entry) */
-				if (d->have_hit && d->pred_next == trap.nth) {
+				if (d->have_hit && d->pred_next == passes(d, trap.index, trap.pc)) {
 					hm_debug("debugger: the call before the hit is %#" PRIx64,
 						 d->pred_pc);
 					replay_dbg_seek(d, TO_POS, &d->pred);
@@ -685,17 +685,17 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 			replay_dbg_remove_bps(d);
 			/* From the pass before the hit (count_back): the passes
 			 * at its pc are counted from this one on; from the tick
-			 * before it, the next pass there is the hit. */
+			 * before it, from none. */
 			if (d->target.anchor == AT_TRAP)
 				d->pc_seen = d->target.nth - 1;
-			else if (d->target.anchor == AT_TICK)
-				d->pc_seen = d->last_hit.nth - 1;
 		}
 		if (!d->anchored)
 			return replay_dbg_go_on(d, st->tid, 0);
 		if (st->index != d->last_hit.index)
 			return REC_DBG_NEXT; /* another task's turn: wait for ours */
+		/* (a hit's nth counts the passes with its ticks) */
 		if (replay_dbg_pc_of(st->tid) == d->last_hit.pc &&
+		    replay_dbg_ticks_of(st) == d->last_hit.ticks &&
 		    (d->target.anchor != AT_TICK || d->counted) &&
 		    ++d->pc_seen == d->last_hit.nth) {
 			struct pos p = d->target;
@@ -728,7 +728,7 @@ static uint64_t passes(const struct dbg *d, int index, uint64_t pc)
 {
 	for (size_t i = 0; i < d->ncounts; i++) {
 		if (d->counts[i].index == index && d->counts[i].pc == pc)
-			return d->counts[i].n;
+			return d->counts[i].all;
 	}
 	return 0;
 }
@@ -741,22 +741,40 @@ static void count_reset(struct dbg *d, uint64_t frames)
 	d->exec_calls = 0;
 }
 
-/* Task INDEX is about to run the instruction at PC, where a breakpoint is
- * (hit, or reached by a step): its number among such passes since the
- * last event, the same in every replay. */
-static uint64_t count_hit(struct dbg *d, int index, uint64_t pc)
+/*
+ * Task INDEX, with TICKS ticks, is about to run the instruction at PC,
+ * where a breakpoint is (hit, or reached by a step): its number among
+ * such passes since the last event with those ticks, the same in every
+ * replay. Not since the event: a breakpoint put in after the replay
+ * passed its address since the event (the adapter's breakpoint on a
+ * return address, put in when it steps over a call) would count from 1
+ * there, where a replay with it in from the start counts every pass. No
+ * address is passed twice between two ticks (every loop and recursion
+ * passes a counted site), so in counted code that number is 1, however
+ * late the breakpoint came; only code that is not counted (and
+ * --preempt=none) still needs the breakpoint in for every pass.
+ */
+static uint64_t count_hit(struct dbg *d, int index, uint64_t pc, uint64_t ticks)
 {
 	size_t i;
 
 	for (i = 0; i < d->ncounts; i++) {
-		if (d->counts[i].index == index && d->counts[i].pc == pc)
-			return ++d->counts[i].n;
+		if (d->counts[i].index != index || d->counts[i].pc != pc)
+			continue;
+		d->counts[i].all++;
+		if (d->counts[i].ticks != ticks) {
+			d->counts[i].ticks = ticks;
+			d->counts[i].n = 0;
+		}
+		return ++d->counts[i].n;
 	}
 	if (d->ncounts == MAX_COUNTS)
 		return 0;
 	d->counts[d->ncounts].index = index;
 	d->counts[d->ncounts].pc = pc;
 	d->counts[d->ncounts].n = 1;
+	d->counts[d->ncounts].ticks = ticks;
+	d->counts[d->ncounts].all = 1;
 	return d->counts[d->ncounts++].n;
 }
 
@@ -786,7 +804,7 @@ static struct pos trap_pos(struct dbg *d, int index, uint64_t pc, const struct r
 			     .frames = d->frames,
 			     .index = index,
 			     .pc = pc,
-			     .nth = count_hit(d, index, pc),
+			     .nth = count_hit(d, index, pc, tk->now),
 			     .ticks = tk->now,
 			     .ticks0 = ticks0,
 			     .execs = d->execs };

@@ -272,7 +272,9 @@ static int wfind_at_bound(struct dbg *d, const struct rec_dbg_stop *st, uint64_t
 	if (b->frames != d->wfrom.frames || b->execs != d->wfrom.execs || st->index != b->index)
 		return 0;
 	if (!d->wbound_hit) {
-		if (replay_dbg_pc_of(st->tid) == b->pc && ++d->pc_seen == b->nth) {
+		/* (its nth counts the passes with its ticks: seek.c) */
+		if (replay_dbg_pc_of(st->tid) == b->pc && replay_dbg_ticks_of(st) == b->ticks &&
+		    ++d->pc_seen == b->nth) {
 			d->wbound_hit = 1;
 			d->wbound_left = b->steps;
 			return !d->wbound_left;

@@ -14,8 +14,9 @@
 # gdb hermit starts: tests/gdb/ctrlc.py); a program behind a wrapper that
 # execs it (tests/gdb/execfollow.py, execraw.py); only the owner served,
 # vFile only on the recording's files (tests/gdb/owner.py); a watchpoint
-# on a local written in a loop, backwards (tests/gdb/rwatchlocal.py); and
-# reverse-continue from single steps after a hit (tests/gdb/rcontsteps.py).
+# on a local written in a loop, backwards (tests/gdb/rwatchlocal.py);
+# reverse-continue from single steps after a hit (tests/gdb/rcontsteps.py);
+# and going back by breakpoints put in late (tests/gdb/rcontlate.py).
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -204,6 +205,12 @@ st=$?
 [ "$st" = 0 ] || { cat "$WORK/rec-rcontsteps.err" >&2; fail "recording dapsteps exited $st"; }
 HERMIT_CHECKPOINTS=0 serve rcontsteps rcontsteps.py "$GUESTS/dapsteps"
 HERMIT_CHECKPOINT_EVERY=1 serve rcontsteps-checkpoints rcontsteps.py "$GUESTS/dapsteps"
+# Breakpoints put in late, at addresses the replay passed since the last
+# event (hermit-dap's over a call and back: tests/gdb/rcontlate.py): a
+# step back and a reverse-continue stop at the same pass, not the first
+# since the event; without checkpoints and with one at every event.
+HERMIT_CHECKPOINTS=0 RAW=1 serve rcontlate rcontlate.py "$GUESTS/dapsteps"
+HERMIT_CHECKPOINT_EVERY=1 RAW=1 serve rcontlate-checkpoints rcontlate.py "$GUESTS/dapsteps"
 
 # Checkpoints (replayer/checkpoint.c) on a one-thread program of 6,000
 # events, one every 500: reverse-continue to a breakpoint set late, a

@@ -1544,6 +1544,65 @@ static void test_json_round_trip(void **state)
 	free(path);
 }
 
+/* ---- manifest.c ---- */
+
+#define SHA_A "59f33e5baf0e6a94da2486e13a77fc2a188d5e5d7db6465893344f729d019ea1"
+
+/* hm_manifest_files on the manifest TEXT of recording DIR: its answer,
+ * with *V and *N. */
+static int manifest_of(const char *dir, const char *text, struct hm_manifest_file **v, size_t *n)
+{
+	char *path = xmalloc(strlen(dir) + 32);
+	cJSON *doc = NULL;
+	int err;
+
+	sprintf(path, "%s/manifest.json", dir);
+	write_file(path, text, strlen(text));
+	free(path);
+	err = hm_manifest_read(dir, &doc);
+	if (err == 0)
+		err = hm_manifest_files(doc, dir, v, n);
+	cJSON_Delete(doc);
+	return err;
+}
+
+static void test_manifest(void **state)
+{
+	const char *dir = *state;
+	struct hm_manifest_file *v = NULL;
+	size_t n = 99;
+	char want[4096];
+	cJSON *doc = NULL;
+
+	assert_int_equal(hm_manifest_read(dir, &doc), -ENOENT);
+	assert_int_equal(manifest_of(dir,
+				     "{\"files\": [{\"path\": \"/bin/x\", \"sha256\": \"" SHA_A
+				     "\", \"file\": \"files/" SHA_A "\"}], \"before\": []}",
+				     &v, &n),
+			 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].path, "/bin/x");
+	snprintf(want, sizeof(want), "%s/files/%s", dir, SHA_A);
+	assert_string_equal(v[0].copy, want);
+	hm_manifest_free(v, n);
+	assert_int_equal(manifest_of(dir, "{\"files\": []}", &v, &n), 0);
+	assert_int_equal(n, 0);
+	hm_manifest_free(v, n);
+	/* what neither reader may take: no files, a relative path, a sha256
+	 * that is no name of a copy (a way out of files/) */
+	assert_int_equal(manifest_of(dir, "{\"before\": []}", &v, &n), -EBADMSG);
+	assert_int_equal(manifest_of(dir,
+				     "{\"files\": [{\"path\": \"x\", \"sha256\": \"" SHA_A "\"}]}",
+				     &v, &n),
+			 -EBADMSG);
+	assert_int_equal(manifest_of(dir,
+				     "{\"files\": [{\"path\": \"/x\", \"sha256\": \"../../etc\"}]}",
+				     &v, &n),
+			 -EBADMSG);
+	assert_true(hm_sha256_hex_valid(SHA_A));
+	assert_false(hm_sha256_hex_valid("59F33E"));
+}
+
 /* Write TEXT to PATH and expect hm_json_read to answer WANT. */
 static void expect_json_read(const char *path, const char *text, size_t n, int want)
 {
@@ -1844,6 +1903,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_json_malformed, scratch_setup,
 						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_manifest, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_sha256_file, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_store_file, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_store_sparse, scratch_setup, scratch_teardown),
