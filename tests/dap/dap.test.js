@@ -148,7 +148,11 @@ test('instruction breakpoints, steps by instruction both ways, reverseContinue',
 		const g = await dc.evaluateRequest({ expression: 'goto 5', context: 'repl' });
 		assert.match(g.body.result, /going to event 5/);
 		assert.equal((await gone).body.reason, 'goto');
-		assert.match((await dc.evaluateRequest({ expression: 'when', context: 'repl' })).body.result, /^event 5\b/);
+		// event 5, or the first stop after it where 5 is an input frame of
+		// the call that follows (docs/gdb.md "monitor goto")
+		const at5 = (await dc.evaluateRequest({ expression: 'when', context: 'repl' })).body.result;
+		const m5 = /^event (\d+)\b/.exec(at5);
+		assert.ok(m5 && Number(m5[1]) >= 5, `after goto 5: ${at5}`);
 		// (a hover is a C expression: counter is 0 before the workers)
 		assert.equal((await dc.evaluateRequest({ expression: 'counter + 1', context: 'hover' })).body.result, '1');
 	} finally {
