@@ -16,9 +16,17 @@
  * so a reader sees a whole file or none. Bodies can be large (the patched
  * code of a 20 MB program and its trampolines: 130 MB), so they are
  * mapped, not read, and their digest takes eight bytes at a time.
+ *
+ * Each rebuilt hermit starts a folder of its own, and nothing reads an
+ * older one's again but that older binary. So when a binary makes its
+ * folder, the folders of all but the KEEP_OTHERS most recently used other
+ * binaries are deleted (a reader that has a file mapped keeps its pages;
+ * a writer whose folder went misses and stores nothing, as with a full
+ * disk).
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,6 +41,75 @@
 
 #define HEAD 16 /* magic, body length */
 #define TAIL 8	/* digest */
+
+#define KEEP_OTHERS 2
+
+/* Whether NAME is a binary's folder: 16 lower-case hex digits. */
+static int is_binary_folder(const char *name)
+{
+	return strlen(name) == 16 && strspn(name, "0123456789abcdef") == 16;
+}
+
+/* Delete the folder NAME of DIR and the files in it. */
+static void remove_folder(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, ".."))
+			unlinkat(fd, de->d_name, 0);
+	closedir(d);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* The binaries' folders of DIR but SELF, all but the KEEP_OTHERS most
+ * recently modified of them deleted. */
+static void prune_others(const char *dir, const char *self)
+{
+	struct other {
+		char name[17];
+		struct timespec mtime;
+	} keep[KEEP_OTHERS + 1];
+	size_t nkeep = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		struct other o;
+		size_t i;
+
+		if (!is_binary_folder(de->d_name) || strncmp(de->d_name, self, 16) == 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		memcpy(o.name, de->d_name, 17);
+		o.mtime = st.st_mtim;
+		/* Insert by mtime, newest first; what falls off the end goes. */
+		for (i = nkeep; i > 0 && (keep[i - 1].mtime.tv_sec < o.mtime.tv_sec ||
+					  (keep[i - 1].mtime.tv_sec == o.mtime.tv_sec &&
+					   keep[i - 1].mtime.tv_nsec < o.mtime.tv_nsec));
+		     i--)
+			keep[i] = keep[i - 1];
+		keep[i] = o;
+		if (nkeep < KEEP_OTHERS + 1)
+			nkeep++;
+		if (nkeep == KEEP_OTHERS + 1) {
+			remove_folder(dirfd(d), keep[KEEP_OTHERS].name);
+			nkeep--;
+		}
+	}
+	closedir(d);
+}
 
 /* mkdir PATH (0700), ignoring one that is there. */
 static int ensure_dir(const char *path)
@@ -117,9 +194,10 @@ int dw_cache_name(const char *dir, const char *path, const char *kind, char *out
 	if (err)
 		return err;
 	snprintf(sub, sizeof(sub), "%s/%.16s", dir, self);
-	err = ensure_dir(sub);
-	if (err)
-		return err;
+	if (mkdir(sub, 0700) == 0)
+		prune_others(dir, self);
+	else if (errno != EEXIST)
+		return -errno;
 	if ((size_t)snprintf(out, size, "%s/%s-%s", sub, hex, kind) >= size)
 		return -ENAMETOOLONG;
 	return 0;

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -534,6 +536,41 @@ static void scan_again(const char *dir, const char *path, const struct insns *wa
 	}
 }
 
+/* A binary that makes its cache folder deletes the folders of all but the
+ * two most recently used other binaries, and nothing else. */
+static void test_cache_prune(void **state)
+{
+	char tmp[] = "/tmp/hermit-prune.XXXXXX", path[256], name[512], cmd[512];
+	static const char *const others[] = { "0000000000000001", "0000000000000002",
+					       "0000000000000003", "0000000000000004" };
+	struct stat st;
+	int left = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	for (int i = 0; i < 4; i++) {
+		struct timespec when[2] = { { 1700000000 + i, 0 }, { 1700000000 + i, 0 } };
+
+		snprintf(path, sizeof(path), "%s/%s", tmp, others[i]);
+		assert_int_equal(mkdir(path, 0700), 0);
+		snprintf(cmd, sizeof(cmd), "echo x >%s/kept", path);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(utimensat(AT_FDCWD, path, when, 0), 0);
+	}
+	snprintf(path, sizeof(path), "%s/notes", tmp); /* not a binary's */
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(dw_cache_name(tmp, "/proc/self/exe", "x", name, sizeof(name)), 0);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, others[i]);
+		left |= (stat(path, &st) == 0) << i;
+	}
+	assert_int_equal(left, 0xc); /* the two newest */
+	snprintf(path, sizeof(path), "%s/notes", tmp);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The instruction map kept across runs (insncache.c, cachefile.c): read
  * back when the file's contents are the same (another inode with the same
  * bytes too), decoded again when they differ, when the kept file is cut
@@ -682,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_plan_cache),
 		cmocka_unit_test(test_insn_cache),
+		cmocka_unit_test(test_cache_prune),
 		cmocka_unit_test(test_patch_out_cache),
 	};
 
