@@ -73,7 +73,11 @@ void rec_spin_preempt(struct rec *r, struct task *t)
  * the watch last let it run on while it had SPIN_CPU of the CPU: then it
  * spins where nothing counts (V8's builtins, left unpatched in node's
  * .text), and the watch takes it. A thread the host did not run (a hog on
- * its CPU) made no tick either, and is not taken for it.
+ * its CPU) made no tick either, and is not taken for it. The vDSO counts
+ * no ticks, but nothing there runs long (tracer_in_vdso): a busy host
+ * that catches a thread in the syscall stub of clock_gettime is no reason
+ * either (it made `hermit run` of a program reading the clock differ from
+ * run to run under a CPU hog).
  */
 #define SPIN_CPU 5 /* clock ticks (USER_HZ): 50 ms */
 
@@ -83,7 +87,7 @@ int rec_spin_declined(struct rec *r, struct task *t)
 	uint64_t cpu = 0;
 
 	if (r->ticks_source != REC_PREEMPT_SITES || tracer_get_regs(t->tid, &regs) < 0 ||
-	    !tracer_ticks_counted(t->tgid, regs.rip))
+	    (!tracer_ticks_counted(t->tgid, regs.rip) && !tracer_in_vdso(t->tid, regs.rip)))
 		return 0;
 	if (t->spin_mark == t->tick_count + 1 &&
 	    (tracer_task_cputime(t->tid, &cpu) < 0 || cpu >= t->spin_cpu + SPIN_CPU))

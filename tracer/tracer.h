@@ -264,6 +264,14 @@ int tracer_detach(pid_t pid);
  */
 int tracer_patch_vdso(pid_t tid, int fast);
 
+/*
+ * Whether PC is in TID's vDSO. Every function there returns to its caller
+ * in a bounded number of instructions (the patched ones make a syscall or
+ * read the Hermit page), so a thread seen there is about to stop or to
+ * reach counted code: the spin watch leaves it to those (recorder/spin.c).
+ */
+int tracer_in_vdso(pid_t tid, uint64_t pc);
+
 /* ---- tsc.c ---- */
 
 /* Whether rdtsc faults under PR_TSC_SIGSEGV on this host (probed once). */

@@ -197,3 +197,10 @@ int tracer_patch_vdso(pid_t tid, int fast)
 	}
 	return 0;
 }
+
+int tracer_in_vdso(pid_t tid, uint64_t pc)
+{
+	uint64_t lo, hi;
+
+	return vdso_range(tid, &lo, &hi) == 0 && pc >= lo && pc < hi;
+}
