@@ -66,11 +66,21 @@ three_ways enosys "$GUESTS/badsys" enosys
 
 # int $0x80 from 64-bit code, and a 32-bit program: refused in one line,
 # exit 125 (they died of SIGSYS).
+# A kernel without IA32 emulation (CONFIG_IA32_EMULATION off, or
+# ia32_emulation=false) faults int $0x80 before seccomp sees it: the
+# program dies of SIGSEGV natively, and under hermit as natively.
+"$GUESTS/badsys" int80 >/dev/null 2>&1
+native=$?
 hm "$WORK/int80" run -- "$GUESTS/badsys" int80
 st=$?
-[ "$st" = 125 ] || { cat "$WORK/int80.err" >&2; fail "int80: hermit exited $st, not 125"; }
-[ "$(wc -l <"$WORK/int80.err")" = 1 ] && grep -q "32-bit system call (int \$0x80" "$WORK/int80.err" ||
-	{ cat "$WORK/int80.err" >&2; fail "int80: not one line that says why"; }
+if [ "$native" = 139 ]; then
+	echo "int80: not checked: this kernel has no IA32 emulation (int \$0x80 faults natively)" >&2
+	[ "$st" = 139 ] || { cat "$WORK/int80.err" >&2; fail "int80: hermit exited $st, not 139 as natively"; }
+else
+	[ "$st" = 125 ] || { cat "$WORK/int80.err" >&2; fail "int80: hermit exited $st, not 125"; }
+	[ "$(wc -l <"$WORK/int80.err")" = 1 ] && grep -q "32-bit system call (int \$0x80" "$WORK/int80.err" ||
+		{ cat "$WORK/int80.err" >&2; fail "int80: not one line that says why"; }
+fi
 # A 32-bit ELF executable that exits 7 with int $0x80 (96 bytes).
 printf '\177\105\114\106\001\001\001\000\000\000\000\000\000\000\000\000\002\000\003\000\001\000\000\000\124\200\004\010\064\000\000\000\000\000\000\000\000\000\000\000\064\000\040\000\001\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000\000\200\004\010\000\200\004\010\140\000\000\000\140\000\000\000\005\000\000\000\000\020\000\000\270\001\000\000\000\273\007\000\000\000\315\200' >"$WORK/elf32"
 chmod +x "$WORK/elf32"
