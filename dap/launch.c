@@ -276,8 +276,10 @@ static void err_lines(struct dap *d, int flush)
 		dap_output(d, "stderr", (const char *)b->data + start, b->len - start);
 		start = b->len;
 	}
-	memmove(b->data, b->data + start, b->len - start);
-	b->len -= start;
+	if (start) {
+		memmove(b->data, b->data + start, b->len - start);
+		b->len -= start;
+	}
 }
 
 void dap_child_output(struct dap *d, int fd)
