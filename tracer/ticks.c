@@ -61,15 +61,9 @@ struct patched {
 	size_t code_len;
 	uint64_t tramp_addr;
 	size_t tramp_len;
-	size_t tramp_used; /* bytes of it the trampolines fill */
-	uint8_t *orig;	   /* the code as it was */
-	uint8_t *patched;  /* and as it is */
-	uint8_t *tramp;
-	struct dw_patch_site *sites; /* by address */
-	size_t n;
-	uint64_t *traps; /* trap address, index into sites: by trap */
-	size_t ntraps;
-	struct dw_patch_out out; /* where all of that lives (dwarf/patchcache.c) */
+	/* the code as it was and is, the trampolines, the sites by address
+	 * and their traps (dwarf/patchcache.c) */
+	struct dw_patch_out out;
 	int refs;
 	struct patched *next; /* in the cache */
 };
@@ -245,8 +239,8 @@ static int write_code(int fd, const struct patched *p)
 
 		if (n > p->code_len - off)
 			n = p->code_len - off;
-		if (memcmp(p->orig + off, p->patched + off, n) != 0) {
-			int err = pwrite_all(fd, p->patched + off, n, p->code_addr + off);
+		if (memcmp(p->out.orig + off, p->out.patched + off, n) != 0) {
+			int err = pwrite_all(fd, p->out.patched + off, n, p->code_addr + off);
 
 			if (err)
 				return err;
@@ -517,14 +511,6 @@ done:
 		 (unsigned long long)o->code_addr, o->n, o->tramp_used,
 		 hit ? "read from the cache" : "made",
 		 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-	p->tramp_used = o->tramp_used;
-	p->orig = o->orig;
-	p->patched = o->patched;
-	p->tramp = o->tramp;
-	p->sites = o->sites;
-	p->n = o->n;
-	p->traps = o->traps;
-	p->ntraps = o->ntraps;
 	return 0;
 }
 
@@ -577,7 +563,7 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 		cache = p;
 	}
 	/* What the trampolines use; the rest of the mapping stays untouched. */
-	err = pwrite_all(fd, p->tramp, p->tramp_used, p->tramp_addr);
+	err = pwrite_all(fd, p->out.tramp, p->out.tramp_used, p->tramp_addr);
 	if (!err)
 		err = write_code(fd, p);
 	if (err)
@@ -586,7 +572,7 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 	pr->maps = xrealloc(pr->maps, (pr->nmaps + 1) * sizeof(*pr->maps));
 	pr->maps[pr->nmaps++] = p;
 	p->refs++;
-	return (int)p->n;
+	return (int)p->out.n;
 }
 
 static int map_page(pid_t tid, int fd, int at_exec)
@@ -723,21 +709,21 @@ static const struct dw_patch_site *site_at(const struct proc *pr, uint64_t addr,
 {
 	for (size_t i = 0; pr && i < pr->nmaps; i++) {
 		const struct patched *p = pr->maps[i];
-		size_t a = 0, b = p->n;
+		size_t a = 0, b = p->out.n;
 
 		if (addr < p->code_addr || addr >= p->code_addr + p->code_len)
 			continue;
 		while (a < b) {
 			size_t m = (a + b) / 2;
 
-			if (p->sites[m].addr + p->sites[m].len <= addr)
+			if (p->out.sites[m].addr + p->out.sites[m].len <= addr)
 				a = m + 1;
 			else
 				b = m;
 		}
-		if (a < p->n && p->sites[a].addr <= addr) {
+		if (a < p->out.n && p->out.sites[a].addr <= addr) {
 			*in = p;
-			return &p->sites[a];
+			return &p->out.sites[a];
 		}
 		return NULL;
 	}
@@ -753,9 +739,10 @@ static const struct dw_patch_site *trap_at(const struct proc *pr, uint64_t addr)
 
 		if (addr < p->tramp_addr || addr >= p->tramp_addr + p->tramp_len)
 			continue;
-		hit = p->ntraps ? bsearch(key, p->traps, p->ntraps, 2 * sizeof(*p->traps), by_trap)
-				: NULL;
-		return hit ? &p->sites[hit[1]] : NULL;
+		hit = p->out.ntraps ? bsearch(key, p->out.traps, p->out.ntraps,
+					      2 * sizeof(*p->out.traps), by_trap)
+				    : NULL;
+		return hit ? &p->out.sites[hit[1]] : NULL;
 	}
 	return NULL;
 }
@@ -804,7 +791,7 @@ int tracer_ticks_trap(pid_t tid, pid_t tgid, int stepped, uint64_t *site)
 		return -ESRCH;
 	/* The original instruction, one step, and the int3 back. */
 	{
-		uint8_t orig = in->orig[s->addr - in->code_addr], cc = 0xcc;
+		uint8_t orig = in->out.orig[s->addr - in->code_addr], cc = 0xcc;
 
 		err = tracer_poke_mem(tid, s->addr, &orig, 1);
 		if (!err)
@@ -832,7 +819,8 @@ int tracer_ticks_site(pid_t tgid, uint64_t addr, uint64_t *start, size_t *len, u
 	*start = s->addr;
 	*len = s->len;
 	if (orig)
-		memcpy(orig, in->orig + (s->addr - in->code_addr), s->len < size ? s->len : size);
+		memcpy(orig, in->out.orig + (s->addr - in->code_addr),
+		       s->len < size ? s->len : size);
 	return s->kind;
 }
 
@@ -848,8 +836,8 @@ void tracer_ticks_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len)
 
 		for (uint64_t a = lo; a < hi; a++) {
 			/* Only bytes hermit changed: the guest's own writes stay. */
-			if (buf[a - addr] == p->patched[a - p->code_addr])
-				buf[a - addr] = p->orig[a - p->code_addr];
+			if (buf[a - addr] == p->out.patched[a - p->code_addr])
+				buf[a - addr] = p->out.orig[a - p->code_addr];
 		}
 	}
 }
@@ -863,10 +851,10 @@ int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig)
 
 		if (pc < p->tramp_addr || pc >= p->tramp_addr + p->tramp_len)
 			continue;
-		for (size_t k = 0; k < p->n; k++) {
-			if (p->sites[k].kind != DW_PATCH_INT3 && pc >= p->sites[k].tramp_start &&
-			    pc < p->sites[k].tramp_end) {
-				*orig = p->sites[k].addr;
+		for (size_t k = 0; k < p->out.n; k++) {
+			if (p->out.sites[k].kind != DW_PATCH_INT3 &&
+			    pc >= p->out.sites[k].tramp_start && pc < p->out.sites[k].tramp_end) {
+				*orig = p->out.sites[k].addr;
 				return 1;
 			}
 		}
@@ -931,9 +919,9 @@ int tracer_ticks_in_slot(pid_t tgid, uint64_t pc)
 
 		if (pc < p->code_addr || pc >= p->code_addr + p->code_len)
 			continue;
-		for (size_t k = 0; k < p->n; k++) {
-			if (p->sites[k].kind == DW_PATCH_PAD && pc >= p->sites[k].slot &&
-			    pc < p->sites[k].slot + 5)
+		for (size_t k = 0; k < p->out.n; k++) {
+			if (p->out.sites[k].kind == DW_PATCH_PAD && pc >= p->out.sites[k].slot &&
+			    pc < p->out.sites[k].slot + 5)
 				return 1;
 		}
 	}
