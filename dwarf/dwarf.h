@@ -149,7 +149,9 @@ struct dw_cache_blob {
 /* Room for a body of LEN bytes (zeros) to fill, with MAGIC (8 bytes).
  * 0 or -ENOMEM. */
 int dw_cache_alloc(struct dw_cache_blob *b, const char magic[8], size_t len);
-/* Keep B (from dw_cache_alloc, filled) as FILE, atomically. 0 or -errno. */
+/* Keep B (from dw_cache_alloc, filled) as FILE, atomically: its first LEN
+ * bytes of body (LEN may have been lowered since the allocation, for a
+ * body that needed less room). 0 or -errno. */
 int dw_cache_store(const char *file, const struct dw_cache_blob *b);
 /* Map FILE (read-only) into *B when it holds a whole body with MAGIC and
  * its digest matches. 0 or -errno (-EBADMSG: short, damaged or not one). */
@@ -188,6 +190,7 @@ struct dw_patch_plan {
 	uint64_t exec_vaddr;  /* the executable segment: link-time address, */
 	uint64_t exec_offset; /* file offset */
 	uint64_t exec_size;   /* and bytes */
+	struct dw_cache_blob blob; /* a kept plan's file, RANGES in it (read-only) */
 };
 
 /*
@@ -264,7 +267,8 @@ struct dw_patch_out {
 
 /* Room (zeros) for O's sizes and CAP sites. 0 or -ENOMEM. */
 int dw_patch_out_alloc(struct dw_patch_out *o, size_t cap);
-/* Keep O, filled, as FILE (atomically). 0 or -errno. */
+/* Keep O, filled, as FILE (atomically); O keeps no room for more sites
+ * after. 0 or -errno. */
 int dw_patch_out_store(const char *file, struct dw_patch_out *o);
 /* Map what FILE keeps into O, when it was made for the fields O holds: 0,
  * or -errno (-ESTALE: for other addresses or sizes; -EBADMSG: damaged). The

@@ -947,6 +947,9 @@ out:
 
 void dw_patch_plan_free(struct dw_patch_plan *plan)
 {
-	free(plan->ranges);
+	if (plan->blob.map)
+		dw_cache_free(&plan->blob);
+	else
+		free(plan->ranges);
 	memset(plan, 0, sizeof(*plan));
 }

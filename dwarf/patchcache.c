@@ -13,7 +13,8 @@
  *
  * One body holds all of it, so a hit is one mapping of the file (shared
  * page cache, no copy): a header, the original code, the patched code, the
- * trampolines, the sites and the trap index (struct dw_patch_out).
+ * trampolines used (not the room reserved for them), the sites and the
+ * trap index (struct dw_patch_out).
  */
 #include "config.h"
 
@@ -22,14 +23,14 @@
 
 #include "dwarf.h"
 
-#define OUT_MAGIC "HMEMIT01"
+#define OUT_MAGIC "HMEMIT02"
 
 struct out_header {
 	uint32_t header_size;
 	uint32_t site_size; /* sizeof(struct dw_patch_site) */
 	uint64_t code_addr, code_len, tramp_addr, tramp_len, counter;
 	int64_t bias;
-	uint64_t tramp_used, n, ntraps, cap;
+	uint64_t tramp_used, n, ntraps;
 };
 
 static size_t round8(uint64_t n)
@@ -37,40 +38,57 @@ static size_t round8(uint64_t n)
 	return (size_t)((n + 7) & ~(uint64_t)7);
 }
 
-/* The body's length for O's sizes with room for CAP sites, and O's
- * pointers into BODY. */
-static size_t layout(struct dw_patch_out *o, uint64_t cap, char *body)
+/* The body's length for O's code with room for TRAMP bytes of
+ * trampolines, NSITES sites and NTRAPS traps, and O's pointers into BODY. */
+static size_t layout(struct dw_patch_out *o, uint64_t tramp, uint64_t nsites, uint64_t ntraps,
+		     char *body)
 {
-	size_t code = round8(o->code_len), tramp = round8(o->tramp_len);
-	size_t sites = (size_t)cap * sizeof(*o->sites);
+	size_t code = round8(o->code_len), tr = round8(tramp);
+	size_t sites = (size_t)nsites * sizeof(*o->sites);
 	size_t at = sizeof(struct out_header);
 
 	if (body) {
 		o->orig = (uint8_t *)body + at;
 		o->patched = o->orig + code;
 		o->tramp = o->patched + code;
-		o->sites = (struct dw_patch_site *)(void *)(o->tramp + tramp);
+		o->sites = (struct dw_patch_site *)(void *)(o->tramp + tr);
 		o->traps = (uint64_t *)(void *)((char *)o->sites + sites);
 	}
-	return at + 2 * code + tramp + sites + (size_t)cap * 2 * sizeof(*o->traps);
+	return at + 2 * code + tr + sites + (size_t)ntraps * 2 * sizeof(*o->traps);
 }
 
 int dw_patch_out_alloc(struct dw_patch_out *o, size_t cap)
 {
-	int err = dw_cache_alloc(&o->blob, OUT_MAGIC, layout(o, cap, NULL));
+	int err = dw_cache_alloc(&o->blob, OUT_MAGIC, layout(o, o->tramp_len, cap, cap, NULL));
 
 	if (err)
 		return err;
 	o->cap = cap;
 	o->tramp_used = o->n = o->ntraps = 0;
-	layout(o, cap, o->blob.body);
+	layout(o, o->tramp_len, cap, cap, o->blob.body);
 	return 0;
+}
+
+/* Move O's sites and traps down to just past the trampolines it used: a
+ * kept file holds what was made, not the room reserved for it (libc's
+ * reserve is 40 MB of trampolines, of which it uses 2). */
+static void compact(struct dw_patch_out *o)
+{
+	struct dw_patch_out c = *o;
+
+	o->blob.len = layout(&c, o->tramp_used, o->n, o->ntraps, o->blob.body);
+	memmove(c.sites, o->sites, o->n * sizeof(*o->sites));
+	memmove(c.traps, o->traps, o->ntraps * 2 * sizeof(*o->traps));
+	o->sites = c.sites;
+	o->traps = c.traps;
+	o->cap = o->n;
 }
 
 int dw_patch_out_store(const char *file, struct dw_patch_out *o)
 {
 	struct out_header h;
 
+	compact(o);
 	memset(&h, 0, sizeof(h));
 	h.header_size = sizeof(h);
 	h.site_size = sizeof(struct dw_patch_site);
@@ -83,7 +101,6 @@ int dw_patch_out_store(const char *file, struct dw_patch_out *o)
 	h.tramp_used = o->tramp_used;
 	h.n = o->n;
 	h.ntraps = o->ntraps;
-	h.cap = o->cap;
 	memcpy(o->blob.body, &h, sizeof(h));
 	return dw_cache_store(file, &o->blob);
 }
@@ -100,7 +117,7 @@ int dw_patch_out_load(const char *file, struct dw_patch_out *o)
 		goto out;
 	memcpy(&h, o->blob.body, sizeof(h));
 	if (h.header_size != sizeof(h) || h.site_size != sizeof(struct dw_patch_site) ||
-	    h.cap >= (1u << 26) || h.n > h.cap || h.ntraps > h.n)
+	    h.n >= (1u << 26) || h.ntraps > h.n)
 		goto out;
 	err = -ESTALE; /* made for other addresses or sizes */
 	if (h.code_addr != o->code_addr || h.code_len != o->code_len ||
@@ -108,11 +125,10 @@ int dw_patch_out_load(const char *file, struct dw_patch_out *o)
 	    h.counter != o->counter || h.bias != o->bias || h.tramp_used > h.tramp_len)
 		goto out;
 	err = -EBADMSG;
-	if (layout(o, h.cap, NULL) != o->blob.len)
+	if (layout(o, h.tramp_used, h.n, h.ntraps, NULL) != o->blob.len)
 		goto out;
-	layout(o, h.cap, o->blob.body);
-	o->cap = (size_t)h.cap;
-	o->n = (size_t)h.n;
+	layout(o, h.tramp_used, h.n, h.ntraps, o->blob.body);
+	o->cap = o->n = (size_t)h.n;
 	o->ntraps = (size_t)h.ntraps;
 	o->tramp_used = (size_t)h.tramp_used;
 	return 0;

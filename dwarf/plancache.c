@@ -21,7 +21,7 @@
 #include "common/common.h"
 #include "dwarf.h"
 
-#define PLAN_MAGIC "HMPLAN02"
+#define PLAN_MAGIC "HMPLAN03"
 
 struct plan_header {
 	uint32_t range_size; /* sizeof(struct dw_patch_range) */
@@ -48,10 +48,11 @@ static int load(const char *path, struct dw_patch_plan *plan)
 		dw_cache_free(&b);
 		return -1;
 	}
-	r = xmalloc(h.n ? (size_t)h.n * sizeof(*r) : 1);
-	memcpy(r, (char *)b.body + sizeof(h), (size_t)h.n * sizeof(*r));
-	dw_cache_free(&b);
+	/* The ranges stay in the mapping (the page cache's, read-only): cc1's
+	 * are 30 MB, which a copy would fault in page by page. */
+	r = (struct dw_patch_range *)(void *)((char *)b.body + sizeof(h));
 	memset(plan, 0, sizeof(*plan));
+	plan->blob = b;
 	plan->ranges = r;
 	plan->n = plan->cap = (size_t)h.n;
 	plan->njump = (size_t)h.njump;
