@@ -362,6 +362,138 @@ static int full_decode(ZydisMnemonic m)
 	}
 }
 
+/* What classify makes of the same instruction, from B (dw_insn_brief). */
+static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, uint64_t addr)
+{
+	struct insn in = { .addr = addr, .len = b->len };
+	uint64_t target = addr + b->len + (uint64_t)b->rel;
+
+	if (s->dead && (b->kind == DW_BRIEF_NOP || b->kind == DW_BRIEF_INT3)) {
+		pad_extend(s, addr, b->len);
+		in.flags = I_PAD;
+		push_insn(s, &in);
+		return;
+	}
+	if (s->after_end)
+		add_target(s, addr);
+	s->after_end = b->kind == DW_BRIEF_NOP || b->kind == DW_BRIEF_RET || b->kind == DW_BRIEF_JMP;
+	s->dead = b->kind == DW_BRIEF_RET || b->kind == DW_BRIEF_JMP;
+	switch (b->kind) {
+	case DW_BRIEF_JCC:
+	case DW_BRIEF_JMP:
+		in.target = target;
+		add_target(s, target);
+		if (target <= addr)
+			in.flags |= I_SITE;
+		in.flags |= b->kind == DW_BRIEF_JMP ? I_ENDS | I_RELOC : I_RELOC | I_MOVABLE;
+		break;
+	case DW_BRIEF_CALL:
+		in.target = target;
+		in.flags |= I_CALL;
+		add_target(s, addr + b->len);
+		add_target(s, target);
+		if (target <= addr)
+			in.flags |= I_SITE | I_RELOC;
+		break;
+	case DW_BRIEF_RET:
+		in.flags |= I_ENDS;
+		break;
+	case DW_BRIEF_INT3:
+		break; /* pinned */
+	case DW_BRIEF_LEA_RIP:
+		s->recent[s->nrecent % 4].addr = target;
+		s->recent[s->nrecent % 4].index = s->n;
+		s->nrecent++;
+		s->lea_into[b->reg] = target;
+		/* fall through */
+	default:
+		in.flags |= I_MOVABLE;
+		if (picked(s->seed, addr, s->density))
+			in.flags |= I_SITE | I_CHAOS | I_RELOC;
+		break;
+	}
+	push_insn(s, &in);
+}
+
+int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
+{
+	ZydisDecoder decoder, fast;
+	ZydisDecoderContext ctx;
+	ZydisDecodedInstruction zi, full;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZyanU64 abs;
+	int need;
+
+	memset(b, 0, sizeof(*b));
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)) ||
+	    ZYAN_FAILED(ZydisDecoderDecodeInstruction(&fast, NULL, p, n, &zi)) ||
+	    zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD)
+		return 0;
+	b->len = zi.length;
+	b->kind = DW_BRIEF_PLAIN;
+	if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic))
+		return !pinned(&zi);
+	/* Decoded again in full, as decode_section does. */
+	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&decoder, &ctx, p, n, &full)) ||
+	    full.length != zi.length || full.mnemonic != zi.mnemonic)
+		return 0;
+	need = full.meta.category == ZYDIS_CATEGORY_COND_BR ||
+	       full.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+	       full.meta.category == ZYDIS_CATEGORY_CALL || full.mnemonic == ZYDIS_MNEMONIC_LEA;
+	if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&decoder, &ctx, &full, ops,
+							   full.operand_count_visible)))
+		return 0;
+	if (full.mnemonic == ZYDIS_MNEMONIC_INT3) {
+		b->kind = DW_BRIEF_INT3;
+		return !need && full.meta.category != ZYDIS_CATEGORY_NOP &&
+		       full.meta.category != ZYDIS_CATEGORY_WIDENOP &&
+		       full.meta.category != ZYDIS_CATEGORY_RET;
+	}
+	if (pinned(&full) || full.mnemonic == ZYDIS_MNEMONIC_UD2)
+		return 0;
+	switch (full.meta.category) {
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_WIDENOP:
+		b->kind = DW_BRIEF_NOP;
+		return full.mnemonic != ZYDIS_MNEMONIC_LEA;
+	case ZYDIS_CATEGORY_RET:
+		b->kind = DW_BRIEF_RET;
+		return 1;
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+		if (full.operand_count_visible != 1 || ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    !ops[0].imm.is_relative ||
+		    ZYAN_FAILED(ZydisCalcAbsoluteAddress(&full, &ops[0], 0x400000, &abs)) ||
+		    abs != 0x400000 + full.length + (uint64_t)ops[0].imm.value.s)
+			return 0;
+		b->kind = full.meta.category == ZYDIS_CATEGORY_COND_BR	 ? DW_BRIEF_JCC
+			  : full.meta.category == ZYDIS_CATEGORY_CALL ? DW_BRIEF_CALL
+								     : DW_BRIEF_JMP;
+		b->rel = ops[0].imm.value.s;
+		return 1;
+	default:
+		if (full.mnemonic != ZYDIS_MNEMONIC_LEA)
+			return 1;
+		if (full.operand_count_visible != 2 || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY)
+			return 0;
+		if (ops[1].mem.base != ZYDIS_REGISTER_RIP)
+			return 1;
+		if (gpr(ops[0].reg.value) < 0 ||
+		    ZYAN_FAILED(ZydisCalcAbsoluteAddress(&full, &ops[1], 0x400000, &abs)) ||
+		    abs != 0x400000 + full.length + (uint64_t)ops[1].mem.disp.value)
+			return 0;
+		b->kind = DW_BRIEF_LEA_RIP;
+		b->reg = (int8_t)gpr(ops[0].reg.value);
+		b->rel = ops[1].mem.disp.value;
+		return 1;
+	}
+}
+
 static int decode_section(struct plan_state *s, const unsigned char *buf, size_t len,
 			  uint64_t vaddr)
 {
@@ -377,7 +509,15 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -EINVAL;
 	while (off < len) {
+		struct dw_insn_brief b;
 		int need;
+
+		/* Nine in ten instructions need no decoder (insnlen.c). */
+		if (dw_insn_brief(buf + off, len - off, &b)) {
+			classify_brief(s, &b, vaddr + off);
+			off += b.len;
+			continue;
+		}
 
 		/* Most instructions only need their length and mnemonic: the
 		 * minimal mode gives them at a fraction of the cost. */
