@@ -6,7 +6,8 @@
  * (FNV-1a over the fields, so two planners can be compared byte for byte)
  * and the fastest and median times, wall-clock and CPU (the process's: on
  * a busy host the CPU time is the steadier figure). -s SEED and -d DENSITY plan as chaos
- * does; -v prints every range too. -x instead checks dw_insn_brief
+ * does; -v prints every range too; -z plans with Zydis alone (as before
+ * dwarf/insnlen.c: the digests must not change). -x instead checks dw_insn_brief
  * against Zydis (dw_insn_brief_ref) at every byte offset of each segment
  * and says how many instructions, decoded in a line, it answered and
  * which first bytes it left to Zydis. Not a test: times depend on the
@@ -189,7 +190,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 0;
 	int verbose = 0, cross = 0, opt, status = 0;
 
-	while ((opt = getopt(argc, argv, "n:s:d:vx")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:d:vxz")) != -1) {
 		switch (opt) {
 		case 'n':
 			runs = (unsigned)strtoul(optarg, NULL, 0);
@@ -206,8 +207,11 @@ int main(int argc, char **argv)
 		case 'x':
 			cross = 1;
 			break;
+		case 'z':
+			dw_patch_zydis_only = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n RUNS] [-s SEED] [-d DENSITY] [-v] [-x] FILE...\n",
+			fprintf(stderr, "usage: %s [-n RUNS] [-s SEED] [-d DENSITY] [-v] [-x] [-z] FILE...\n",
 				argv[0]);
 			return 2;
 		}

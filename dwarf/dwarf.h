@@ -243,6 +243,9 @@ struct dw_insn_brief {
  */
 int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b);
 int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b);
+/* Set (tests, bench/plantime -z): plan every instruction from Zydis's
+ * decode, without dw_insn_brief; the plans must be the same. */
+extern int dw_patch_zydis_only;
 
 /* One patched place, at run time. */
 struct dw_patch_site {

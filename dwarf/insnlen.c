@@ -319,15 +319,62 @@ static size_t modrm_len(const unsigned char *p, size_t n)
 	return mod == 1 ? 2 : 5;
 }
 
-static size_t plain_len(const unsigned char *p, size_t n)
+/* A branch, call, return, nop or int3 of one byte's opcode, with neither
+ * prefix nor REX: *B, and 1; 0 for none of them. */
+static int brief_bare(const unsigned char *p, size_t n, struct dw_insn_brief *b)
+{
+	int32_t d32;
+
+	switch (p[0]) {
+	case 0x90:
+		b->kind = DW_BRIEF_NOP;
+		break;
+	case 0xcc:
+		b->kind = DW_BRIEF_INT3;
+		break;
+	case 0xc3:
+		b->kind = DW_BRIEF_RET;
+		break;
+	case 0x70 ... 0x7f: /* jcc rel8 */
+	case 0xeb:	    /* jmp rel8 */
+		if (n < 2)
+			return 0;
+		b->len = 2;
+		b->kind = p[0] == 0xeb ? DW_BRIEF_JMP : DW_BRIEF_JCC;
+		b->rel = (int8_t)p[1];
+		return 1;
+	case 0xe8: /* call rel32 */
+	case 0xe9: /* jmp rel32 */
+		if (n < 5)
+			return 0;
+		memcpy(&d32, p + 1, 4);
+		b->len = 5;
+		b->kind = p[0] == 0xe8 ? DW_BRIEF_CALL : DW_BRIEF_JMP;
+		b->rel = d32;
+		return 1;
+	default:
+		return 0;
+	}
+	b->len = 1;
+	return 1;
+}
+
+int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 {
 	size_t i = 0, len;
-	unsigned rex = 0, pfx = 0, imm = 0, mand = 0, modrm;
+	unsigned rex = 0, pfx = 0, seg = 0, imm = 0, mand, modrm;
 	uint8_t op, kind, cons = MOD_ANY, esc = 0; /* esc: 0x38 or 0x3a, a three-byte map */
+	int32_t d32;
 
+	b->reg = 0;
+	b->rel = 0;
+	if (!n)
+		return 0;
+	if (brief_bare(p, n, b))
+		return 1;
 	/* Legacy prefixes: operand size, rep and repne (mandatory prefixes of
 	 * SSE, or rep of a string instruction) and segments (ignored in
-	 * 64-bit mode but for fs and gs). */
+	 * 64-bit mode but for fs and gs; cs in nops). */
 	for (;; i++) {
 		if (i >= n || i >= 15)
 			return 0;
@@ -341,12 +388,15 @@ static size_t plain_len(const unsigned char *p, size_t n)
 		case 0xf2:
 			pfx |= P_F2;
 			continue;
-		case 0x26:
 		case 0x2e:
+			seg |= 1;
+			continue;
+		case 0x26:
 		case 0x36:
 		case 0x3e:
 		case 0x64:
 		case 0x65:
+			seg |= 2;
 			continue;
 		default:
 			break;
@@ -365,13 +415,35 @@ static size_t plain_len(const unsigned char *p, size_t n)
 		if (i >= n)
 			return 0;
 		op = p[i++];
+		if (op >= 0x80 && op <= 0x8f) { /* jcc rel32 */
+			if (i > 2 || n < 6)
+				return 0;
+			memcpy(&d32, p + 2, 4);
+			b->len = 6;
+			b->kind = DW_BRIEF_JCC;
+			b->rel = d32;
+			return 1;
+		}
+		if (op == 0x1f) { /* nop /0, after 66s and a cs */
+			if ((pfx & ~(unsigned)P_66) || (seg & 2) || i >= n || (p[i] & 0x38))
+				return 0;
+			len = modrm_len(p + i, n - i);
+			if (!len || i + len > n || i + len > 15)
+				return 0;
+			b->len = (uint8_t)(i + len);
+			b->kind = DW_BRIEF_NOP;
+			return 1;
+		}
 		/* One mandatory prefix at most: with two, which one counts
 		 * depends on their order. */
 		if (pfx & (pfx - 1))
 			return 0;
 		mand = pfx ? pfx : P_NONE;
-		if (op == 0x1e && !rex && pfx == P_F3 && i < n && (p[i] == 0xfa || p[i] == 0xfb))
-			return i + 1; /* endbr64, endbr32 (a hint nop on older cores) */
+		if (op == 0x1e && !rex && pfx == P_F3 && i < n && (p[i] == 0xfa || p[i] == 0xfb)) {
+			b->len = (uint8_t)(i + 1); /* endbr64, endbr32 (hint nops on older cores) */
+			b->kind = DW_BRIEF_PLAIN;
+			return 1;
+		}
 		if (op == 0x38 || op == 0x3a) {
 			const uint8_t *map = op == 0x38 ? map38 : map3a;
 
@@ -391,8 +463,11 @@ static size_t plain_len(const unsigned char *p, size_t n)
 		}
 		if (kind == X)
 			return 0;
-		if (kind == N)
-			return i;
+		b->kind = DW_BRIEF_PLAIN;
+		if (kind == N) {
+			b->len = (uint8_t)i;
+			return 1;
+		}
 		if (i >= n)
 			return 0;
 		modrm = p[i];
@@ -405,7 +480,25 @@ static size_t plain_len(const unsigned char *p, size_t n)
 		if (!len)
 			return 0;
 		i += len + (kind == M8);
-		return i <= n && i <= 15 ? i : 0;
+		b->len = (uint8_t)i;
+		return i <= n && i <= 15;
+	}
+	if (op == 0x8d) { /* lea: its address ignores segments */
+		if ((pfx & ~(unsigned)P_66) || seg || i >= n || p[i] >= 0xc0)
+			return 0;
+		modrm = p[i];
+		len = modrm_len(p + i, n - i);
+		if (!len || i + len > n || i + len > 15)
+			return 0;
+		b->len = (uint8_t)(i + len);
+		b->kind = DW_BRIEF_PLAIN; /* not rip-relative: nothing to note */
+		if ((modrm & 0xc7) == 0x05) {
+			memcpy(&d32, p + i + 1, 4);
+			b->kind = DW_BRIEF_LEA_RIP;
+			b->reg = (int8_t)(((rex & 4) << 1) | ((modrm >> 3) & 7));
+			b->rel = d32;
+		}
+		return 1;
 	}
 	kind = map1[op];
 	if (kind == X || (pfx & (P_F3 | P_F2) && kind != S))
@@ -413,7 +506,7 @@ static size_t plain_len(const unsigned char *p, size_t n)
 	switch (kind) {
 	case N:
 	case S:
-		return i;
+		break;
 	case I8:
 		imm = 1;
 		break;
@@ -440,112 +533,7 @@ static size_t plain_len(const unsigned char *p, size_t n)
 		break;
 	}
 	i += imm;
-	return i <= n && i <= 15 ? i : 0;
-}
-
-/* A branch, call, return, nop, int3 or lea the planner looks into, from
- * its commonest encodings (no prefixes but those shown): *B, and 1. */
-static int brief_special(const unsigned char *p, size_t n, struct dw_insn_brief *b)
-{
-	size_t i = 0;
-	unsigned rex = 0, modrm;
-	int32_t d32;
-
-	switch (p[0]) {
-	case 0x90:
-		b->len = 1;
-		b->kind = DW_BRIEF_NOP;
-		return 1;
-	case 0xcc:
-		b->len = 1;
-		b->kind = DW_BRIEF_INT3;
-		return 1;
-	case 0xc3:
-		b->len = 1;
-		b->kind = DW_BRIEF_RET;
-		return 1;
-	case 0x70 ... 0x7f: /* jcc rel8 */
-	case 0xeb:	    /* jmp rel8 */
-		if (n < 2)
-			return 0;
-		b->len = 2;
-		b->kind = p[0] == 0xeb ? DW_BRIEF_JMP : DW_BRIEF_JCC;
-		b->rel = (int8_t)p[1];
-		return 1;
-	case 0xe8: /* call rel32 */
-	case 0xe9: /* jmp rel32 */
-		if (n < 5)
-			return 0;
-		memcpy(&d32, p + 1, 4);
-		b->len = 5;
-		b->kind = p[0] == 0xe8 ? DW_BRIEF_CALL : DW_BRIEF_JMP;
-		b->rel = d32;
-		return 1;
-	case 0x0f:
-		if (n < 6 || p[1] < 0x80 || p[1] > 0x8f)
-			break;
-		memcpy(&d32, p + 2, 4); /* jcc rel32 */
-		b->len = 6;
-		b->kind = DW_BRIEF_JCC;
-		b->rel = d32;
-		return 1;
-	default:
-		break;
-	}
-	/* Multi-byte nops (0f 1f /0, after 66s and a cs), leas. */
-	while (i < 4 && i < n && (p[i] == 0x66 || p[i] == 0x2e))
-		i++;
-	if (i < n && (p[i] & 0xf0) == 0x40)
-		rex = p[i++];
-	if (i + 2 < n && p[i] == 0x0f && p[i + 1] == 0x1f && !(p[i + 2] & 0x38)) {
-		size_t len = modrm_len(p + i + 2, n - i - 2);
-
-		if (!len || i + 2 + len > 15)
-			return 0;
-		b->len = (uint8_t)(i + 2 + len);
-		b->kind = DW_BRIEF_NOP;
-		return 1;
-	}
-	if (i + 1 < n && p[i] == 0x8d && (p[i + 1] >> 6) != 3) {
-		size_t len;
-
-		/* (no segment prefix: a lea's address ignores it) */
-		for (size_t k = 0; k < i; k++) {
-			if (p[k] != 0x66 && (p[k] & 0xf0) != 0x40)
-				return 0;
-		}
-		modrm = p[i + 1];
-		len = modrm_len(p + i + 1, n - i - 1);
-		if (!len || i + 1 + len > n)
-			return 0;
-		b->len = (uint8_t)(i + 1 + len);
-		if ((modrm & 0xc7) != 0x05) {
-			b->kind = DW_BRIEF_PLAIN; /* not rip-relative: nothing to note */
-			return 1;
-		}
-		memcpy(&d32, p + i + 2, 4);
-		b->kind = DW_BRIEF_LEA_RIP;
-		b->reg = (int8_t)(((rex & 4) << 1) | ((modrm >> 3) & 7));
-		b->rel = d32;
-		return 1;
-	}
-	return 0;
-}
-
-int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b)
-{
-	size_t len;
-
-	if (!n)
-		return 0;
-	b->reg = 0;
-	b->rel = 0;
-	if (brief_special(p, n, b))
-		return 1;
-	len = plain_len(p, n);
-	if (!len)
-		return 0;
-	b->len = (uint8_t)len;
+	b->len = (uint8_t)i;
 	b->kind = DW_BRIEF_PLAIN;
-	return 1;
+	return i <= n && i <= 15;
 }

@@ -61,6 +61,10 @@ struct plan_state {
 	struct insn *in;
 	size_t n, cap;
 	uint8_t *targets; /* a bit per byte of the segment: an entry point there */
+	uint8_t *starts;  /* the same: an instruction starts there */
+	size_t *sites;	  /* indexes in in of those decoded as sites, in order */
+	size_t nsites, cap_sites;
+	int unordered;	  /* in is not in address order (starts is not used) */
 	uint64_t base, size; /* the segment */
 	uint64_t seed;
 	unsigned density;
@@ -97,6 +101,7 @@ static void targets_init(struct plan_state *s, uint64_t base, uint64_t size)
 	s->base = base;
 	s->size = size;
 	s->targets = xcalloc(size / 8 + 2, 1);
+	s->starts = xcalloc(size / 8 + 2, 1);
 }
 
 static void add_target(struct plan_state *s, uint64_t a)
@@ -157,10 +162,25 @@ static int uses_rsp_reg(const ZydisDecodedOperand *op)
 
 static void push_insn(struct plan_state *s, const struct insn *in)
 {
+	uint64_t a = in->addr;
+
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 65536;
 		s->in = xrealloc(s->in, s->cap * sizeof(*s->in));
 	}
+	if (s->n && a <= s->in[s->n - 1].addr)
+		s->unordered = 1;
+	if (in->flags & I_SITE) {
+		if (s->nsites == s->cap_sites) {
+			s->cap_sites = s->cap_sites ? 2 * s->cap_sites : 4096;
+			s->sites = xrealloc(s->sites, s->cap_sites * sizeof(*s->sites));
+		}
+		s->sites[s->nsites++] = s->n;
+	}
+	if (a >= s->base && a - s->base <= s->size)
+		s->starts[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+	else
+		s->unordered = 1;
 	s->in[s->n++] = *in;
 }
 
@@ -362,6 +382,8 @@ static int full_decode(ZydisMnemonic m)
 	}
 }
 
+int dw_patch_zydis_only;
+
 /* What classify makes of the same instruction, from B (dw_insn_brief). */
 static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, uint64_t addr)
 {
@@ -513,7 +535,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		int need;
 
 		/* Nine in ten instructions need no decoder (insnlen.c). */
-		if (dw_insn_brief(buf + off, len - off, &b)) {
+		if (!dw_patch_zydis_only && dw_insn_brief(buf + off, len - off, &b)) {
 			classify_brief(s, &b, vaddr + off);
 			off += b.len;
 			continue;
@@ -653,6 +675,13 @@ static int by_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void free_ranges(struct dw_patch_plan *p)
+{
+	free(p->ranges);
+	p->ranges = NULL;
+	p->n = p->cap = 0;
+}
+
 /* A slot of 5 bytes of dead padding within a rel8 of the 2-byte branch
  * I, taken from its pad: *SLOT, and 1; 0 when there is none. */
 static int pad_slot(struct plan_state *s, size_t i, uint64_t *slot)
@@ -744,7 +773,8 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
  * range already starts there); 0 when not.
  */
 static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
-		     const struct dw_patch_plan *plan, size_t *f, size_t *l)
+		     const uint8_t *jump_first, const struct dw_patch_plan *plan,
+		     const struct dw_patch_plan *back, size_t *f, size_t *l)
 {
 	size_t j;
 	uint8_t flags;
@@ -753,10 +783,19 @@ static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
 	if (!s->in[i].target || s->in[i].target > s->in[i].addr || (s->in[i].flags & I_CALL) ||
 	    (j = insn_at(s, s->in[i].target)) == s->n || (s->in[j].flags & I_PAD))
 		return 0;
+	if (covered[j] && !s->unordered) {
+		/* (in address order, no two instructions share an address) */
+		if (!jump_first[j])
+			return 0;
+		*f = *l = s->n;
+		return 1;
+	}
 	if (covered[j]) {
-		for (size_t k = 0; k < plan->n; k++) {
-			if (plan->ranges[k].addr == s->in[j].addr &&
-			    plan->ranges[k].kind == DW_PATCH_JUMP) {
+		for (size_t k = 0; k < plan->n + back->n; k++) {
+			const struct dw_patch_range *r =
+				k < plan->n ? &plan->ranges[k] : &back->ranges[k - plan->n];
+
+			if (r->addr == s->in[j].addr && r->kind == DW_PATCH_JUMP) {
 				*f = *l = s->n;
 				return 1;
 			}
@@ -773,17 +812,82 @@ static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
 	return ok;
 }
 
+/* Whether RANGES[A, B) are in address order. */
+static int in_order(const struct dw_patch_range *ranges, size_t a, size_t b)
+{
+	for (size_t k = a + 1; k < b; k++) {
+		if (ranges[k].addr <= ranges[k - 1].addr)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * PLAN's ranges by address, with BACK's (freed) among them. Each pass
+ * makes its ranges in address order (a site's range starts past the one
+ * before it), so the two passes' and BACK's, sorted, are merged; any
+ * other order is sorted whole. (No two ranges start at one address, so
+ * every way of sorting gives the same order.)
+ */
+static void sort_ranges(struct dw_patch_plan *plan, size_t n0, struct dw_patch_plan *back)
+{
+	struct dw_patch_range *v;
+	size_t a = 0, b = 0, c = n0, k = 0;
+
+	if (back->n)
+		qsort(back->ranges, back->n, sizeof(*back->ranges), by_range);
+	if (!back->n && in_order(plan->ranges, 0, plan->n))
+		return;
+	if (!in_order(plan->ranges, 0, n0) || !in_order(plan->ranges, n0, plan->n)) {
+		for (size_t i = 0; i < back->n; i++)
+			add_range(plan, &back->ranges[i]);
+		qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
+		free_ranges(back);
+		return;
+	}
+	v = xmalloc((plan->n + back->n) * sizeof(*v));
+	while (a < back->n || b < n0 || c < plan->n) {
+		const struct dw_patch_range *x = a < back->n ? &back->ranges[a] : NULL;
+		const struct dw_patch_range *y = b < n0 ? &plan->ranges[b] : NULL;
+		const struct dw_patch_range *z = c < plan->n ? &plan->ranges[c] : NULL;
+		const struct dw_patch_range *m = x;
+
+		if (y && (!m || y->addr < m->addr))
+			m = y;
+		if (z && (!m || z->addr < m->addr))
+			m = z;
+		v[k++] = *m;
+		if (m == x)
+			a++;
+		else if (m == y)
+			b++;
+		else
+			c++;
+	}
+	free(plan->ranges);
+	plan->ranges = v;
+	plan->n = plan->cap = k;
+	free_ranges(back);
+}
+
 /* Sites that must count first (a hot loop's branch must not lose its
  * neighbours to a chaos pick and fall back to an int3), then chaos picks
  * in what is left. */
 static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 {
 	uint8_t *covered = xcalloc(s->n ? s->n : 1, 1);
+	uint8_t *jump_first = xcalloc(s->n ? s->n : 1, 1); /* a jump's range starts there */
+	struct dw_patch_plan back = { 0 }; /* the ranges at_target makes */
+	size_t n0 = 0;			   /* of plan->ranges, those of the first pass */
 
 	free(s->tables);
 	free(s->abs_tables);
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < s->n; i++) {
+		if (pass)
+			n0 = plan->n;
+		/* (a site is never made after the decode, only unmade) */
+		for (size_t k = 0; k < s->nsites; k++) {
+			size_t i = s->sites[k];
 			struct dw_patch_range r = { 0 };
 			size_t f, l;
 			int chaos = (s->in[i].flags & I_CHAOS) != 0;
@@ -796,6 +900,7 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				r.kind = DW_PATCH_JUMP;
 				r.site = (uint16_t)(s->in[i].addr - r.addr);
 				memset(covered + f, 1, l - f + 1);
+				jump_first[f] = 1;
 				plan->njump++;
 			} else if (chaos) {
 				continue; /* a chaos pick costs a stop as an int3: leave it */
@@ -804,6 +909,7 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
 				memset(covered + i, 1, l - i + 1);
+				jump_first[i] = 1;
 				plan->njump++;
 			} else if (pad_slot(s, i, &r.slot)) {
 				r.addr = s->in[i].addr;
@@ -812,7 +918,7 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				r.target = s->in[i].target;
 				covered[i] = 1;
 				plan->npad++;
-			} else if (at_target(s, i, covered, plan, &f, &l)) {
+			} else if (at_target(s, i, covered, jump_first, plan, &back, &f, &l)) {
 				covered[i] = 1;
 				if (f == s->n)
 					continue; /* counted there already */
@@ -820,8 +926,11 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
 				memset(covered + f, 1, l - f + 1);
+				jump_first[f] = 1;
 				plan->njump++;
 				plan->ntarget++;
+				add_range(&back, &r); /* (before those around it: sorted apart) */
+				continue;
 			} else {
 				r.addr = s->in[i].addr;
 				r.len = 1;
@@ -832,13 +941,15 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			add_range(plan, &r);
 		}
 	}
-	if (plan->n) /* (qsort of NULL, none: undefined) */
-		qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
+	sort_ranges(plan, n0, &back);
 	plan->tramp_size = ((plan->njump + plan->npad) * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
 	free(covered);
+	free(jump_first);
 	free(s->pads);
 	free(s->in);
 	free(s->targets);
+	free(s->starts);
+	free(s->sites);
 }
 
 int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
@@ -857,6 +968,8 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 		free(s.in);
 		free(s.pads);
 		free(s.targets);
+		free(s.starts);
+		free(s.sites);
 		return err;
 	}
 	plan_finish(&s, plan);
@@ -920,22 +1033,54 @@ static void add_symbols(struct plan_state *s, Elf *elf)
 	}
 }
 
-/* The bytes of ELF's data at link-time address ADDR: N bytes, or NULL. */
-static const unsigned char *data_at(Elf *elf, uint64_t addr, size_t n)
+/* ELF's SHT_PROGBITS sections, in the order of its section headers, each
+ * read on first need. */
+struct progbits {
+	Elf_Scn *scn;
+	uint64_t addr, size;
+	const unsigned char *buf; /* once read */
+	int bad;		  /* read, and not whole */
+};
+
+static struct progbits *progbits_list(Elf *elf, size_t *n)
 {
+	struct progbits *v = NULL;
+	size_t cap = 0;
 	Elf_Scn *scn = NULL;
 
+	*n = 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
-		    addr + n > sh.sh_addr + sh.sh_size)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf || data->d_size != sh.sh_size)
-			return NULL;
-		return (const unsigned char *)data->d_buf + (addr - sh.sh_addr);
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 32;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[(*n)++] = (struct progbits){ .scn = scn, .addr = sh.sh_addr, .size = sh.sh_size };
+	}
+	return v;
+}
+
+/* The bytes of ELF's data (its sections V, N of them) at link-time address
+ * ADDR: LEN bytes, or NULL. */
+static const unsigned char *data_at(struct progbits *v, size_t n, uint64_t addr, size_t len)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct progbits *p = &v[k];
+
+		if (addr < p->addr || addr + len > p->addr + p->size)
+			continue;
+		if (!p->buf && !p->bad) {
+			Elf_Data *data = elf_getdata(p->scn, NULL);
+
+			if (!data || !data->d_buf || data->d_size != p->size)
+				p->bad = 1;
+			else
+				p->buf = data->d_buf;
+		}
+		return p->bad ? NULL : p->buf + (addr - p->addr);
 	}
 	return NULL;
 }
@@ -951,7 +1096,9 @@ static const unsigned char *data_at(Elf *elf, uint64_t addr, size_t n)
 /* Whether ADDR is the start of a decoded instruction. */
 static int insn_start(const struct plan_state *s, uint64_t addr)
 {
-	return insn_at(s, addr) < s->n;
+	if (s->unordered || addr < s->base || addr - s->base > s->size)
+		return insn_at(s, addr) < s->n;
+	return (s->starts[(addr - s->base) / 8] >> ((addr - s->base) % 8)) & 1;
 }
 
 /* An entry of a table is good while it lands on an instruction of the
@@ -960,8 +1107,8 @@ static int insn_start(const struct plan_state *s, uint64_t addr)
 static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_plan *plan)
 {
 	uint64_t lo = plan->exec_vaddr, hi = plan->exec_vaddr + plan->exec_size;
-
-	size_t n = 0;
+	size_t n = 0, nsec;
+	struct progbits *sec = progbits_list(elf, &nsec);
 
 	if (s->ntables) /* (qsort of NULL, none: undefined) */
 		qsort(s->tables, s->ntables, sizeof(*s->tables), by_u64);
@@ -978,7 +1125,7 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 		if (t >= lo && t < hi)
 			continue; /* code (a function's address) */
 		for (size_t k = 0; k < 65536 && t + 4 * k + 4 <= end; k++) {
-			const unsigned char *p = data_at(elf, t + 4 * k, 4);
+			const unsigned char *p = data_at(sec, nsec, t + 4 * k, 4);
 			uint64_t to;
 			int32_t e;
 
@@ -993,7 +1140,7 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 	}
 	for (size_t i = 0; i < s->nabs; i++) {
 		for (size_t k = 0; k < 65536; k++) {
-			const unsigned char *p = data_at(elf, s->abs_tables[i].addr + 8 * k, 8);
+			const unsigned char *p = data_at(sec, nsec, s->abs_tables[i].addr + 8 * k, 8);
 			uint64_t e;
 
 			if (!p)
@@ -1004,6 +1151,7 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 			add_target(s, e);
 		}
 	}
+	free(sec);
 }
 
 int dw_patch_plan_holds(const struct dw_patch_plan *plan, uint64_t offset)
@@ -1075,6 +1223,8 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 		free(s.in);
 		free(s.pads);
 		free(s.targets);
+		free(s.starts);
+		free(s.sites);
 		goto out;
 	}
 	plan_finish(&s, plan);
