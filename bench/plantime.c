@@ -126,10 +126,12 @@ static int check(const char *path, uint64_t off, uint64_t size)
 		}
 		while (k < at + 4 && k < size &&
 		       (buf[k] == 0x66 || buf[k] == 0xf2 || buf[k] == 0xf3 || buf[k] == 0x2e ||
-			buf[k] == 0x3e || buf[k] == 0x64 || buf[k] == 0x65 || (buf[k] & 0xf0) == 0x40))
+			buf[k] == 0x3e || buf[k] == 0x64 || buf[k] == 0x65 ||
+			(buf[k] & 0xf0) == 0x40))
 			k++;
 		misses[k < size && buf[k] == 0x0f && k + 1 < size ? buf[k + 1] : buf[k]]++;
-		at += ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, buf + at, size - at, &zi))
+		at += ZYAN_SUCCESS(
+			      ZydisDecoderDecodeInstruction(&dec, NULL, buf + at, size - at, &zi))
 			      ? zi.length
 			      : 1;
 	}
@@ -211,7 +213,8 @@ int main(int argc, char **argv)
 			dw_patch_zydis_only = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-n RUNS] [-s SEED] [-d DENSITY] [-v] [-x] [-z] FILE...\n",
+			fprintf(stderr,
+				"usage: %s [-n RUNS] [-s SEED] [-d DENSITY] [-v] [-x] [-z] FILE...\n",
 				argv[0]);
 			return 2;
 		}
@@ -248,7 +251,8 @@ int main(int argc, char **argv)
 					break;
 				if (r == 0) {
 					d = digest(&plan);
-					printf("%s off=0x%" PRIx64 " ranges=%zu jump=%zu (target %zu) "
+					printf("%s off=0x%" PRIx64
+					       " ranges=%zu jump=%zu (target %zu) "
 					       "int3=%zu pad=%zu tramp_size=%zu digest=%016" PRIx64,
 					       argv[a], offs[o], plan.n, plan.njump, plan.ntarget,
 					       plan.nint3, plan.npad, plan.tramp_size, d);
@@ -257,7 +261,8 @@ int main(int argc, char **argv)
 							const struct dw_patch_range *g =
 								&plan.ranges[i];
 
-							printf("\n  %" PRIx64 " len %u site %u kind %u"
+							printf("\n  %" PRIx64
+							       " len %u site %u kind %u"
 							       " slot %" PRIx64 " target %" PRIx64,
 							       g->addr, g->len, g->site, g->kind,
 							       g->slot, g->target);
@@ -277,8 +282,8 @@ int main(int argc, char **argv)
 			}
 			qsort(ms, runs, sizeof(*ms), by_double);
 			qsort(cpu, runs, sizeof(*cpu), by_double);
-			printf(" wall min=%.1fms median=%.1fms cpu min=%.1fms median=%.1fms\n", ms[0],
-			       ms[runs / 2], cpu[0], cpu[runs / 2]);
+			printf(" wall min=%.1fms median=%.1fms cpu min=%.1fms median=%.1fms\n",
+			       ms[0], ms[runs / 2], cpu[0], cpu[runs / 2]);
 			fflush(stdout);
 		}
 	}

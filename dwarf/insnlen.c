@@ -39,6 +39,7 @@ enum {
 };
 
 /* The one-byte opcode map. */
+/* clang-format off */
 static const uint8_t map1[256] = {
 	[0x00] = M,  [0x01] = M,  [0x02] = M,  [0x03] = M,  [0x04] = I8, [0x05] = IZ,
 	[0x08] = M,  [0x09] = M,  [0x0a] = M,  [0x0b] = M,  [0x0c] = I8, [0x0d] = IZ,
@@ -64,6 +65,7 @@ static const uint8_t map1[256] = {
 	[0xf6] = M,  [0xf7] = M,  [0xf8] = N,  [0xf9] = N,  [0xfc] = N,  [0xfd] = N,
 	[0xfe] = M,  [0xff] = M,
 };
+/* clang-format on */
 
 /* Which values of ModRM.reg a group opcode of map1 takes here (bit r). */
 static unsigned group_regs(uint8_t op)
@@ -101,7 +103,10 @@ struct op2 {
 	uint8_t pfx;  /* P_*, and MOD_* */
 };
 
-#define A(k, p) { k, p }
+#define A(k, p)      \
+	{            \
+		k, p \
+	}
 /* The two-byte map (0f xx): SSE's mandatory prefixes make an opcode
  * another instruction or none at all, so each opcode says which it takes. */
 static const struct op2 map2[256] = {
@@ -287,11 +292,10 @@ static const uint8_t map38[256] = {
 	[0x3f] = P_66,		[0x40] = P_66,
 };
 static const uint8_t map3a[256] = {
-	[0x08] = P_66, [0x09] = P_66, [0x0a] = P_66, [0x0b] = P_66,
-	[0x0c] = P_66, [0x0d] = P_66, [0x0e] = P_66, [0x0f] = P_NONE | P_66,
-	[0x14] = P_66, [0x15] = P_66, [0x16] = P_66, [0x17] = P_66,
-	[0x20] = P_66, [0x21] = P_66, [0x22] = P_66, [0x40] = P_66,
-	[0x41] = P_66, [0x42] = P_66, [0x44] = P_66, [0x60] = P_66,
+	[0x08] = P_66, [0x09] = P_66, [0x0a] = P_66,	      [0x0b] = P_66, [0x0c] = P_66,
+	[0x0d] = P_66, [0x0e] = P_66, [0x0f] = P_NONE | P_66, [0x14] = P_66, [0x15] = P_66,
+	[0x16] = P_66, [0x17] = P_66, [0x20] = P_66,	      [0x21] = P_66, [0x22] = P_66,
+	[0x40] = P_66, [0x41] = P_66, [0x42] = P_66,	      [0x44] = P_66, [0x60] = P_66,
 	[0x61] = P_66, [0x62] = P_66, [0x63] = P_66,
 };
 
