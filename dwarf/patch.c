@@ -3,7 +3,8 @@
  * Counted sites (DESIGN.md "Progress without a PMU"): which instructions
  * count a tick, and the code that counts them.
  *
- * The plan comes from a linear Zydis decode of every executable section.
+ * The plan comes from a linear decode of every executable section: the
+ * common instructions from insnlen.c's tables, the others with Zydis.
  * A site is an instruction through which every loop and every recursion
  * must pass: a direct branch or call to an address at or below its own
  * (any cycle of control flow, laid out in address order, goes down
@@ -1025,7 +1026,9 @@ static void add_symbols(struct plan_state *s, Elf *elf)
 			     GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC ||
 			     GELF_ST_TYPE(sym.st_info) == STT_NOTYPE)) {
 				add_target(s, sym.st_value);
-				if (sym.st_size &&
+				/* (its name only where it overlaps the segment) */
+				if (sym.st_size && sym.st_value <= s->base + s->size &&
+				    sym.st_value + sym.st_size > s->base &&
 				    copied_code(elf_strptr(elf, sh.sh_link, sym.st_name)))
 					leave_alone(s, sym.st_value, sym.st_value + sym.st_size);
 			}
