@@ -196,7 +196,8 @@ struct dw_patch_plan {
  * non-PIE program has one for .plt and one for .text): every direct
  * branch or call backwards, every indirect jump and call, and with
  * DENSITY > 0 about one other instruction in DENSITY, picked by a hash of
- * SEED and the address (chaos). 0 or -errno (-ENOEXEC: no such segment).
+ * SEED and the address (chaos). 0 or -errno (-ENOEXEC: no such segment;
+ * -EFBIG: a segment of 4 GiB or more).
  */
 int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigned density,
 		       struct dw_patch_plan *plan);

@@ -43,11 +43,25 @@ enum {
 	I_PAD = 64,    /* dead padding (struct pad) */
 };
 
-struct insn {
+struct decoded {
 	uint64_t addr;
 	uint64_t target; /* a direct branch's */
 	uint8_t len;
 	uint8_t flags;
+};
+
+/* As it is kept, a few for every byte of code (a page of memory costs more
+ * than planning its instructions): the address, as an offset in the
+ * segment, and a site's target in the list of sites. */
+struct insn {
+	uint32_t off;
+	uint8_t len;
+	uint8_t flags;
+};
+
+struct site {
+	size_t i;	 /* in in */
+	uint64_t target; /* a direct branch's */
 };
 
 /* Dead padding: bytes after a jump or return that nothing reaches (nops,
@@ -63,7 +77,7 @@ struct plan_state {
 	size_t n, cap;
 	uint8_t *targets; /* a bit per byte of the segment: an entry point there */
 	uint8_t *starts;  /* the same: an instruction starts there */
-	size_t *sites;	  /* indexes in in of those decoded as sites, in order */
+	struct site *sites; /* those decoded as sites, in order */
 	size_t nsites, cap_sites;
 	int unordered;	  /* in is not in address order (starts is not used) */
 	uint64_t base, size; /* the segment */
@@ -161,7 +175,13 @@ static int uses_rsp_reg(const ZydisDecodedOperand *op)
 	return op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_RSP;
 }
 
-static void push_insn(struct plan_state *s, const struct insn *in)
+/* The address of instruction K. */
+static inline uint64_t ia(const struct plan_state *s, size_t k)
+{
+	return s->base + s->in[k].off;
+}
+
+static void push_insn(struct plan_state *s, const struct decoded *in)
 {
 	uint64_t a = in->addr;
 
@@ -169,20 +189,24 @@ static void push_insn(struct plan_state *s, const struct insn *in)
 		s->cap = s->cap ? 2 * s->cap : 65536;
 		s->in = xrealloc(s->in, s->cap * sizeof(*s->in));
 	}
-	if (s->n && a <= s->in[s->n - 1].addr)
+	if (s->n && a <= ia(s, s->n - 1))
 		s->unordered = 1;
 	if (in->flags & I_SITE) {
 		if (s->nsites == s->cap_sites) {
 			s->cap_sites = s->cap_sites ? 2 * s->cap_sites : 4096;
 			s->sites = xrealloc(s->sites, s->cap_sites * sizeof(*s->sites));
 		}
-		s->sites[s->nsites++] = s->n;
+		s->sites[s->nsites].i = s->n;
+		s->sites[s->nsites++].target = in->target;
 	}
 	if (a >= s->base && a - s->base <= s->size)
 		s->starts[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
 	else
 		s->unordered = 1;
-	s->in[s->n++] = *in;
+	/* (dw_patch_plan_* take no segment of 4 GiB or more) */
+	s->in[s->n].off = (uint32_t)(a - s->base);
+	s->in[s->n].len = in->len;
+	s->in[s->n++].flags = in->flags;
 }
 
 static void pad_extend(struct plan_state *s, uint64_t addr, size_t len)
@@ -239,7 +263,7 @@ static void note_indexed(struct plan_state *s, const ZydisDecodedOperand *ops, u
 static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr)
 {
-	struct insn in = { .addr = addr, .len = zi->length };
+	struct decoded in = { .addr = addr, .len = zi->length };
 	int rel = (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE) != 0;
 	ZyanU64 target = 0;
 	unsigned nvis = ops ? zi->operand_count_visible : 0; /* no operands: not needed */
@@ -388,7 +412,7 @@ int dw_patch_zydis_only;
 /* What classify makes of the same instruction, from B (dw_insn_brief). */
 static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, uint64_t addr)
 {
-	struct insn in = { .addr = addr, .len = b->len };
+	struct decoded in = { .addr = addr, .len = b->len };
 	uint64_t target = addr + b->len + (uint64_t)b->rel;
 
 	if (s->dead && (b->kind == DW_BRIEF_NOP || b->kind == DW_BRIEF_INT3)) {
@@ -610,7 +634,7 @@ static int entry_inside(const struct plan_state *s, uint64_t lo, uint64_t hi)
 static int contiguous(const struct plan_state *s, size_t from, size_t to)
 {
 	for (size_t k = from; k < to; k++) {
-		if (s->in[k].addr + s->in[k].len != s->in[k + 1].addr)
+		if (ia(s, k) + s->in[k].len != ia(s, k + 1))
 			return 0;
 	}
 	return 1;
@@ -639,7 +663,7 @@ static int choose_range(const struct plan_state *s, size_t i, const uint8_t *cov
 		}
 		for (size_t before = 0; before <= 4 && before <= i; before++) {
 			size_t f = i - before;
-			uint64_t end = in[l].addr + in[l].len;
+			uint64_t end = ia(s, l) + in[l].len;
 
 			/* A chaos pick in a range is taken along, uncounted; a
 			 * site that must count is not. */
@@ -647,9 +671,9 @@ static int choose_range(const struct plan_state *s, size_t i, const uint8_t *cov
 				       ((in[f].flags & I_SITE) && !(in[f].flags & I_CHAOS)) ||
 				       !contiguous(s, f, f + 1)))
 				break;
-			if (entry_inside(s, in[f].addr, end))
+			if (entry_inside(s, ia(s, f), end))
 				break; /* further back cannot help: the entry stays inside */
-			if (end - in[f].addr >= 5) {
+			if (end - ia(s, f) >= 5) {
 				*first = f;
 				*last = l;
 				return 1;
@@ -685,13 +709,13 @@ static void free_ranges(struct dw_patch_plan *p)
 
 /* A slot of 5 bytes of dead padding within a rel8 of the 2-byte branch
  * I, taken from its pad: *SLOT, and 1; 0 when there is none. */
-static int pad_slot(struct plan_state *s, size_t i, uint64_t *slot)
+static int pad_slot(struct plan_state *s, size_t i, uint64_t target, uint64_t *slot)
 {
 	const struct insn *in = &s->in[i];
-	uint64_t from = in->addr + 2, lo = from - 128, hi = from + 127;
+	uint64_t from = ia(s, i) + 2, lo = from - 128, hi = from + 127;
 	size_t a = 0, b = s->npads;
 
-	if (in->len != 2 || !(in->flags & I_RELOC) || !in->target)
+	if (in->len != 2 || !(in->flags & I_RELOC) || !target)
 		return 0;
 	while (a < b) { /* the first pad that ends past LO */
 		size_t m = (a + b) / 2;
@@ -722,7 +746,7 @@ static int pad_slot(struct plan_state *s, size_t i, uint64_t *slot)
 static int take_padding(struct plan_state *s, size_t i, size_t *last)
 {
 	const struct insn *in = s->in;
-	uint64_t end = in[i].addr + in[i].len;
+	uint64_t end = ia(s, i) + in[i].len;
 	size_t a = 0, b = s->npads, l = i;
 
 	if (!(in[i].flags & I_ENDS) || (in[i].flags & I_CALL) || !(in[i].flags & I_RELOC))
@@ -737,9 +761,9 @@ static int take_padding(struct plan_state *s, size_t i, size_t *last)
 	}
 	if (a == s->npads || s->pads[a].start != end)
 		return 0;
-	while (end - in[i].addr < 5) {
-		if (l + 1 >= s->n || !(in[l + 1].flags & I_PAD) || in[l + 1].addr != end ||
-		    in[l + 1].addr + in[l + 1].len > s->pads[a].end)
+	while (end - ia(s, i) < 5) {
+		if (l + 1 >= s->n || !(in[l + 1].flags & I_PAD) || ia(s, l + 1) != end ||
+		    ia(s, l + 1) + in[l + 1].len > s->pads[a].end)
 			return 0;
 		l++;
 		end += in[l].len;
@@ -758,12 +782,12 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
 	while (a < b) {
 		size_t m = (a + b) / 2;
 
-		if (s->in[m].addr < addr)
+		if (ia(s, m) < addr)
 			a = m + 1;
 		else
 			b = m;
 	}
-	return a < s->n && s->in[a].addr == addr ? a : s->n;
+	return a < s->n && ia(s, a) == addr ? a : s->n;
 }
 
 /*
@@ -773,7 +797,7 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
  * starts there. *F, *L and 1 when one can be had (*F == *L == s->n when a
  * range already starts there); 0 when not.
  */
-static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
+static int at_target(struct plan_state *s, size_t i, uint64_t target, const uint8_t *covered,
 		     const uint8_t *jump_first, const struct dw_patch_plan *plan,
 		     const struct dw_patch_plan *back, size_t *f, size_t *l)
 {
@@ -781,8 +805,8 @@ static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
 	uint8_t flags;
 	int ok;
 
-	if (!s->in[i].target || s->in[i].target > s->in[i].addr || (s->in[i].flags & I_CALL) ||
-	    (j = insn_at(s, s->in[i].target)) == s->n || (s->in[j].flags & I_PAD))
+	if (!target || target > ia(s, i) || (s->in[i].flags & I_CALL) ||
+	    (j = insn_at(s, target)) == s->n || (s->in[j].flags & I_PAD))
 		return 0;
 	if (covered[j] && !s->unordered) {
 		/* (in address order, no two instructions share an address) */
@@ -796,7 +820,7 @@ static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
 			const struct dw_patch_range *r =
 				k < plan->n ? &plan->ranges[k] : &back->ranges[k - plan->n];
 
-			if (r->addr == s->in[j].addr && r->kind == DW_PATCH_JUMP) {
+			if (r->addr == ia(s, j) && r->kind == DW_PATCH_JUMP) {
 				*f = *l = s->n;
 				return 1;
 			}
@@ -888,7 +912,8 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			n0 = plan->n;
 		/* (a site is never made after the decode, only unmade) */
 		for (size_t k = 0; k < s->nsites; k++) {
-			size_t i = s->sites[k];
+			size_t i = s->sites[k].i;
+			uint64_t target = s->sites[k].target;
 			struct dw_patch_range r = { 0 };
 			size_t f, l;
 			int chaos = (s->in[i].flags & I_CHAOS) != 0;
@@ -896,35 +921,35 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			if (!(s->in[i].flags & I_SITE) || covered[i] || chaos != pass)
 				continue;
 			if (choose_range(s, i, covered, &f, &l)) {
-				r.addr = s->in[f].addr;
-				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.addr = ia(s, f);
+				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
-				r.site = (uint16_t)(s->in[i].addr - r.addr);
+				r.site = (uint16_t)(ia(s, i) - r.addr);
 				memset(covered + f, 1, l - f + 1);
 				jump_first[f] = 1;
 				plan->njump++;
 			} else if (chaos) {
 				continue; /* a chaos pick costs a stop as an int3: leave it */
 			} else if (take_padding(s, i, &l)) {
-				r.addr = s->in[i].addr;
-				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.addr = ia(s, i);
+				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
 				memset(covered + i, 1, l - i + 1);
 				jump_first[i] = 1;
 				plan->njump++;
-			} else if (pad_slot(s, i, &r.slot)) {
-				r.addr = s->in[i].addr;
+			} else if (pad_slot(s, i, target, &r.slot)) {
+				r.addr = ia(s, i);
 				r.len = 2;
 				r.kind = DW_PATCH_PAD;
-				r.target = s->in[i].target;
+				r.target = target;
 				covered[i] = 1;
 				plan->npad++;
-			} else if (at_target(s, i, covered, jump_first, plan, &back, &f, &l)) {
+			} else if (at_target(s, i, target, covered, jump_first, plan, &back, &f, &l)) {
 				covered[i] = 1;
 				if (f == s->n)
 					continue; /* counted there already */
-				r.addr = s->in[f].addr;
-				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.addr = ia(s, f);
+				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
 				memset(covered + f, 1, l - f + 1);
 				jump_first[f] = 1;
@@ -933,7 +958,7 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				add_range(&back, &r); /* (before those around it: sorted apart) */
 				continue;
 			} else {
-				r.addr = s->in[i].addr;
+				r.addr = ia(s, i);
 				r.len = 1;
 				r.kind = DW_PATCH_INT3;
 				covered[i] = 1;
@@ -960,6 +985,8 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
+	if (len > UINT32_MAX)
+		return -EFBIG; /* (struct insn) */
 	plan->exec_vaddr = vaddr;
 	plan->exec_size = len;
 	targets_init(&s, vaddr, len);
@@ -997,12 +1024,12 @@ static void leave_alone(struct plan_state *s, uint64_t lo, uint64_t hi)
 	while (a < b) {
 		size_t m = (a + b) / 2;
 
-		if (s->in[m].addr < lo)
+		if (ia(s, m) < lo)
 			a = m + 1;
 		else
 			b = m;
 	}
-	for (; a < s->n && s->in[a].addr < hi; a++)
+	for (; a < s->n && ia(s, a) < hi; a++)
 		s->in[a].flags &= ~(unsigned)(I_SITE | I_MOVABLE | I_CHAOS);
 }
 
@@ -1201,6 +1228,10 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 	}
 	if (!plan->exec_size) {
 		err = -ENOEXEC;
+		goto out;
+	}
+	if (plan->exec_size > UINT32_MAX) {
+		err = -EFBIG; /* (struct insn) */
 		goto out;
 	}
 	targets_init(&s, plan->exec_vaddr, plan->exec_size);
