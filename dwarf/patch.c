@@ -27,6 +27,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/common.h"
@@ -57,6 +58,12 @@ struct insn {
 	uint32_t off;
 	uint8_t len;
 	uint8_t flags;
+	uint8_t mark; /* plan_finish's: M_* */
+};
+
+enum {
+	M_COVERED = 1, /* in a range */
+	M_JUMP = 2,    /* a jump's range starts here */
 };
 
 struct site {
@@ -109,6 +116,17 @@ struct plan_state {
 	size_t nabs, cap_abs;
 };
 
+/* Huge pages where the system gives them on request (THP "madvise"): a
+ * page fault costs more than planning the instructions on its page. */
+static void huge(void *p, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)p + 0x1fffff) & ~(uintptr_t)0x1fffff;
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)0x1fffff;
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
 /* The segment [BASE, BASE + SIZE) whose entry points are kept (no range
  * ever crosses out of it). */
 static void targets_init(struct plan_state *s, uint64_t base, uint64_t size)
@@ -117,6 +135,11 @@ static void targets_init(struct plan_state *s, uint64_t base, uint64_t size)
 	s->size = size;
 	s->targets = xcalloc(size / 8 + 2, 1);
 	s->starts = xcalloc(size / 8 + 2, 1);
+	/* Room for an instruction in 3 bytes (4 on average in libc, cc1,
+	 * node): grown rarely, never copied. */
+	s->cap = size / 3 + 1024;
+	s->in = xmalloc(s->cap * sizeof(*s->in));
+	huge(s->in, s->cap * sizeof(*s->in));
 }
 
 static void add_target(struct plan_state *s, uint64_t a)
@@ -206,6 +229,7 @@ static void push_insn(struct plan_state *s, const struct decoded *in)
 	/* (dw_patch_plan_* take no segment of 4 GiB or more) */
 	s->in[s->n].off = (uint32_t)(a - s->base);
 	s->in[s->n].len = in->len;
+	s->in[s->n].mark = 0;
 	s->in[s->n++].flags = in->flags;
 }
 
@@ -642,7 +666,7 @@ static int contiguous(const struct plan_state *s, size_t from, size_t to)
 
 /* The range for site I: instructions [*first, *last], none of them
  * COVERED by another range; 0 for none. */
-static int choose_range(const struct plan_state *s, size_t i, const uint8_t *covered,
+static int choose_range(const struct plan_state *s, size_t i,
 			size_t *first, size_t *last)
 {
 	const struct insn *in = s->in;
@@ -657,7 +681,7 @@ static int choose_range(const struct plan_state *s, size_t i, const uint8_t *cov
 		if (after) {
 			/* Followers run by falling through from the site. */
 			if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
-			    covered[l] || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
+			    (in[l].mark & M_COVERED) || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
 			    !contiguous(s, l - 1, l))
 				break;
 		}
@@ -667,7 +691,7 @@ static int choose_range(const struct plan_state *s, size_t i, const uint8_t *cov
 
 			/* A chaos pick in a range is taken along, uncounted; a
 			 * site that must count is not. */
-			if (before && (!(in[f].flags & I_MOVABLE) || covered[f] ||
+			if (before && (!(in[f].flags & I_MOVABLE) || (in[f].mark & M_COVERED) ||
 				       ((in[f].flags & I_SITE) && !(in[f].flags & I_CHAOS)) ||
 				       !contiguous(s, f, f + 1)))
 				break;
@@ -797,8 +821,8 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
  * starts there. *F, *L and 1 when one can be had (*F == *L == s->n when a
  * range already starts there); 0 when not.
  */
-static int at_target(struct plan_state *s, size_t i, uint64_t target, const uint8_t *covered,
-		     const uint8_t *jump_first, const struct dw_patch_plan *plan,
+static int at_target(struct plan_state *s, size_t i, uint64_t target,
+		     const struct dw_patch_plan *plan,
 		     const struct dw_patch_plan *back, size_t *f, size_t *l)
 {
 	size_t j;
@@ -808,14 +832,14 @@ static int at_target(struct plan_state *s, size_t i, uint64_t target, const uint
 	if (!target || target > ia(s, i) || (s->in[i].flags & I_CALL) ||
 	    (j = insn_at(s, target)) == s->n || (s->in[j].flags & I_PAD))
 		return 0;
-	if (covered[j] && !s->unordered) {
+	if ((s->in[j].mark & M_COVERED) && !s->unordered) {
 		/* (in address order, no two instructions share an address) */
-		if (!jump_first[j])
+		if (!(s->in[j].mark & M_JUMP))
 			return 0;
 		*f = *l = s->n;
 		return 1;
 	}
-	if (covered[j]) {
+	if (s->in[j].mark & M_COVERED) {
 		for (size_t k = 0; k < plan->n + back->n; k++) {
 			const struct dw_patch_range *r =
 				k < plan->n ? &plan->ranges[k] : &back->ranges[k - plan->n];
@@ -832,9 +856,16 @@ static int at_target(struct plan_state *s, size_t i, uint64_t target, const uint
 	flags = s->in[j].flags;
 	s->in[j].flags |= I_RELOC;
 	/* (no instruction before it: the target would be inside) */
-	ok = choose_range(s, j, covered, f, l) && *f == j;
+	ok = choose_range(s, j, f, l) && *f == j;
 	s->in[j].flags = flags;
 	return ok;
+}
+
+/* Instructions [F, L] are in a range. */
+static void cover(struct plan_state *s, size_t f, size_t l)
+{
+	for (size_t k = f; k <= l; k++)
+		s->in[k].mark |= M_COVERED;
 }
 
 /* Whether RANGES[A, B) are in address order. */
@@ -870,6 +901,21 @@ static void sort_ranges(struct dw_patch_plan *plan, size_t n0, struct dw_patch_p
 		free_ranges(back);
 		return;
 	}
+	if (n0 == plan->n && plan->n + back->n <= plan->cap) {
+		/* One pass's: BACK merged in place, from the end. */
+		size_t i = plan->n, j = back->n;
+
+		k = plan->n + back->n;
+		while (j > 0) {
+			if (i > 0 && plan->ranges[i - 1].addr > back->ranges[j - 1].addr)
+				plan->ranges[--k] = plan->ranges[--i];
+			else
+				plan->ranges[--k] = back->ranges[--j];
+		}
+		plan->n += back->n;
+		free_ranges(back);
+		return;
+	}
 	v = xmalloc((plan->n + back->n) * sizeof(*v));
 	while (a < back->n || b < n0 || c < plan->n) {
 		const struct dw_patch_range *x = a < back->n ? &back->ranges[a] : NULL;
@@ -900,10 +946,12 @@ static void sort_ranges(struct dw_patch_plan *plan, size_t n0, struct dw_patch_p
  * in what is left. */
 static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 {
-	uint8_t *covered = xcalloc(s->n ? s->n : 1, 1);
-	uint8_t *jump_first = xcalloc(s->n ? s->n : 1, 1); /* a jump's range starts there */
 	struct dw_patch_plan back = { 0 }; /* the ranges at_target makes */
 	size_t n0 = 0;			   /* of plan->ranges, those of the first pass */
+
+	/* (a range at most for each site, in plan or back) */
+	plan->cap = s->nsites ? s->nsites : 1;
+	plan->ranges = xmalloc(plan->cap * sizeof(*plan->ranges));
 
 	free(s->tables);
 	free(s->abs_tables);
@@ -918,15 +966,15 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			size_t f, l;
 			int chaos = (s->in[i].flags & I_CHAOS) != 0;
 
-			if (!(s->in[i].flags & I_SITE) || covered[i] || chaos != pass)
+			if (!(s->in[i].flags & I_SITE) || (s->in[i].mark & M_COVERED) || chaos != pass)
 				continue;
-			if (choose_range(s, i, covered, &f, &l)) {
+			if (choose_range(s, i, &f, &l)) {
 				r.addr = ia(s, f);
 				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
 				r.site = (uint16_t)(ia(s, i) - r.addr);
-				memset(covered + f, 1, l - f + 1);
-				jump_first[f] = 1;
+				cover(s, f, l);
+				s->in[f].mark |= M_JUMP;
 				plan->njump++;
 			} else if (chaos) {
 				continue; /* a chaos pick costs a stop as an int3: leave it */
@@ -934,25 +982,25 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				r.addr = ia(s, i);
 				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
-				memset(covered + i, 1, l - i + 1);
-				jump_first[i] = 1;
+				cover(s, i, l);
+				s->in[i].mark |= M_JUMP;
 				plan->njump++;
 			} else if (pad_slot(s, i, target, &r.slot)) {
 				r.addr = ia(s, i);
 				r.len = 2;
 				r.kind = DW_PATCH_PAD;
 				r.target = target;
-				covered[i] = 1;
+				s->in[i].mark |= M_COVERED;
 				plan->npad++;
-			} else if (at_target(s, i, target, covered, jump_first, plan, &back, &f, &l)) {
-				covered[i] = 1;
+			} else if (at_target(s, i, target, plan, &back, &f, &l)) {
+				s->in[i].mark |= M_COVERED;
 				if (f == s->n)
 					continue; /* counted there already */
 				r.addr = ia(s, f);
 				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
-				memset(covered + f, 1, l - f + 1);
-				jump_first[f] = 1;
+				cover(s, f, l);
+				s->in[f].mark |= M_JUMP;
 				plan->njump++;
 				plan->ntarget++;
 				add_range(&back, &r); /* (before those around it: sorted apart) */
@@ -961,7 +1009,7 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				r.addr = ia(s, i);
 				r.len = 1;
 				r.kind = DW_PATCH_INT3;
-				covered[i] = 1;
+				s->in[i].mark |= M_COVERED;
 				plan->nint3++;
 			}
 			add_range(plan, &r);
@@ -969,8 +1017,6 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 	}
 	sort_ranges(plan, n0, &back);
 	plan->tramp_size = ((plan->njump + plan->npad) * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
-	free(covered);
-	free(jump_first);
 	free(s->pads);
 	free(s->in);
 	free(s->targets);
