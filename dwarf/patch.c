@@ -82,11 +82,11 @@ struct pad {
 struct plan_state {
 	struct insn *in;
 	size_t n, cap;
-	uint8_t *targets; /* a bit per byte of the segment: an entry point there */
-	uint8_t *starts;  /* the same: an instruction starts there */
+	uint8_t *targets;   /* a bit per byte of the segment: an entry point there */
+	uint8_t *starts;    /* the same: an instruction starts there */
 	struct site *sites; /* those decoded as sites, in order */
 	size_t nsites, cap_sites;
-	int unordered;	  /* in is not in address order (starts is not used) */
+	int unordered;	     /* in is not in address order (starts is not used) */
 	uint64_t base, size; /* the segment */
 	uint64_t seed;
 	unsigned density;
@@ -99,7 +99,7 @@ struct plan_state {
 	struct {
 		uint64_t addr;
 		size_t index; /* of the lea */
-	} recent[4];	/* the last rip-relative leas */
+	} recent[4];	      /* the last rip-relative leas */
 	size_t nrecent;
 	/* The last rip-relative lea into each general register (in address
 	 * order, not control flow): a table's base is often taken once,
@@ -108,7 +108,7 @@ struct plan_state {
 	struct {
 		uint64_t addr;
 		size_t index; /* of the movslq */
-	} indexed[4];	/* the last movslq (%base,%index,4) from such a base */
+	} indexed[4];	      /* the last movslq (%base,%index,4) from such a base */
 	size_t nindexed;
 	struct {
 		uint64_t addr; /* jmp *disp(,%reg,8): a table of absolute addresses */
@@ -254,7 +254,7 @@ static int gpr(ZydisRegister reg)
 	ZydisRegister r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
 
 	return r >= ZYDIS_REGISTER_RAX && r <= ZYDIS_REGISTER_R15 ? (int)(r - ZYDIS_REGISTER_RAX)
-								    : -1;
+								  : -1;
 }
 
 /* ADDR may be a jump table (add_tables decides). */
@@ -292,12 +292,12 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 	ZyanU64 target = 0;
 	unsigned nvis = ops ? zi->operand_count_visible : 0; /* no operands: not needed */
 	int has_imm = nvis > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
-	int has_target = rel && nvis > 0 &&
-			 ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	int has_target = rel && nvis > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 			 ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &target));
 
 	int padding = zi->meta.category == ZYDIS_CATEGORY_NOP ||
-		      zi->meta.category == ZYDIS_CATEGORY_WIDENOP || zi->mnemonic == ZYDIS_MNEMONIC_INT3;
+		      zi->meta.category == ZYDIS_CATEGORY_WIDENOP ||
+		      zi->mnemonic == ZYDIS_MNEMONIC_INT3;
 
 	if (s->dead && padding) {
 		pad_extend(s, addr, zi->length);
@@ -315,7 +315,8 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		       zi->meta.category == ZYDIS_CATEGORY_RET ||
 		       zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR;
 	s->dead = zi->meta.category == ZYDIS_CATEGORY_RET ||
-		  zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR || zi->mnemonic == ZYDIS_MNEMONIC_UD2;
+		  zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		  zi->mnemonic == ZYDIS_MNEMONIC_UD2;
 	if (has_target)
 		in.target = target;
 	for (unsigned k = 0; k < nvis; k++) {
@@ -325,7 +326,8 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		    ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 		    ops[k].mem.base == ZYDIS_REGISTER_RIP &&
 		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs))) {
-			int r = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(ops[0].reg.value) : -1;
+			int r = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(ops[0].reg.value)
+									   : -1;
 
 			/* A table only if a jmp through a register follows. */
 			s->recent[s->nrecent % 4].addr = abs;
@@ -447,7 +449,8 @@ static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, 
 	}
 	if (s->after_end)
 		add_target(s, addr);
-	s->after_end = b->kind == DW_BRIEF_NOP || b->kind == DW_BRIEF_RET || b->kind == DW_BRIEF_JMP;
+	s->after_end =
+		b->kind == DW_BRIEF_NOP || b->kind == DW_BRIEF_RET || b->kind == DW_BRIEF_JMP;
 	s->dead = b->kind == DW_BRIEF_RET || b->kind == DW_BRIEF_JMP;
 	switch (b->kind) {
 	case DW_BRIEF_JCC:
@@ -498,7 +501,8 @@ int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 	memset(b, 0, sizeof(*b));
 	if (ZYAN_FAILED(
 		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    ZYAN_FAILED(ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(
+		    ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
 	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)) ||
 	    ZYAN_FAILED(ZydisDecoderDecodeInstruction(&fast, NULL, p, n, &zi)) ||
 	    zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD)
@@ -536,14 +540,14 @@ int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 	case ZYDIS_CATEGORY_COND_BR:
 	case ZYDIS_CATEGORY_UNCOND_BR:
 	case ZYDIS_CATEGORY_CALL:
-		if (full.operand_count_visible != 1 || ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
-		    !ops[0].imm.is_relative ||
+		if (full.operand_count_visible != 1 ||
+		    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE || !ops[0].imm.is_relative ||
 		    ZYAN_FAILED(ZydisCalcAbsoluteAddress(&full, &ops[0], 0x400000, &abs)) ||
 		    abs != 0x400000 + full.length + (uint64_t)ops[0].imm.value.s)
 			return 0;
-		b->kind = full.meta.category == ZYDIS_CATEGORY_COND_BR	 ? DW_BRIEF_JCC
-			  : full.meta.category == ZYDIS_CATEGORY_CALL ? DW_BRIEF_CALL
-								     : DW_BRIEF_JMP;
+		b->kind = full.meta.category == ZYDIS_CATEGORY_COND_BR ? DW_BRIEF_JCC
+			  : full.meta.category == ZYDIS_CATEGORY_CALL  ? DW_BRIEF_CALL
+								       : DW_BRIEF_JMP;
 		b->rel = ops[0].imm.value.s;
 		return 1;
 	default:
@@ -576,7 +580,8 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 
 	if (ZYAN_FAILED(
 		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    ZYAN_FAILED(ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(
+		    ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
 	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -EINVAL;
 	while (off < len) {
@@ -666,8 +671,7 @@ static int contiguous(const struct plan_state *s, size_t from, size_t to)
 
 /* The range for site I: instructions [*first, *last], none of them
  * COVERED by another range; 0 for none. */
-static int choose_range(const struct plan_state *s, size_t i,
-			size_t *first, size_t *last)
+static int choose_range(const struct plan_state *s, size_t i, size_t *first, size_t *last)
 {
 	const struct insn *in = s->in;
 
@@ -681,7 +685,8 @@ static int choose_range(const struct plan_state *s, size_t i,
 		if (after) {
 			/* Followers run by falling through from the site. */
 			if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
-			    (in[l].mark & M_COVERED) || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
+			    (in[l].mark & M_COVERED) ||
+			    ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
 			    !contiguous(s, l - 1, l))
 				break;
 		}
@@ -822,8 +827,8 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
  * range already starts there); 0 when not.
  */
 static int at_target(struct plan_state *s, size_t i, uint64_t target,
-		     const struct dw_patch_plan *plan,
-		     const struct dw_patch_plan *back, size_t *f, size_t *l)
+		     const struct dw_patch_plan *plan, const struct dw_patch_plan *back, size_t *f,
+		     size_t *l)
 {
 	size_t j;
 	uint8_t flags;
@@ -966,7 +971,8 @@ static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			size_t f, l;
 			int chaos = (s->in[i].flags & I_CHAOS) != 0;
 
-			if (!(s->in[i].flags & I_SITE) || (s->in[i].mark & M_COVERED) || chaos != pass)
+			if (!(s->in[i].flags & I_SITE) || (s->in[i].mark & M_COVERED) ||
+			    chaos != pass)
 				continue;
 			if (choose_range(s, i, &f, &l)) {
 				r.addr = ia(s, f);
@@ -1216,7 +1222,8 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 	}
 	for (size_t i = 0; i < s->nabs; i++) {
 		for (size_t k = 0; k < 65536; k++) {
-			const unsigned char *p = data_at(sec, nsec, s->abs_tables[i].addr + 8 * k, 8);
+			const unsigned char *p =
+				data_at(sec, nsec, s->abs_tables[i].addr + 8 * k, 8);
 			uint64_t e;
 
 			if (!p)
