@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/common.h"
@@ -569,27 +570,44 @@ int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 	}
 }
 
-static int decode_section(struct plan_state *s, const unsigned char *buf, size_t len,
-			  uint64_t vaddr)
+/* Zydis's decoders: in full, and minimal (length and mnemonic). */
+struct decoders {
+	ZydisDecoder full, fast;
+};
+
+static int decoders_init(struct decoders *d)
 {
-	ZydisDecoder decoder, fast;
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&d->full, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(
+		    ZydisDecoderInit(&d->fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderEnableMode(&d->fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The instructions of a section (at VADDR) from its offset *OFFP while it
+ * is below STOP, from BUF, which holds the section's bytes [BASE, END):
+ * END is the section's end or at least 15 bytes past STOP, so no decode
+ * sees fewer bytes than it would with the whole section.
+ */
+static void decode_run(struct plan_state *s, const struct decoders *d, const unsigned char *buf,
+		       size_t base, size_t end, size_t stop, size_t *offp, uint64_t vaddr)
+{
 	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	size_t off = 0;
+	size_t off = *offp;
 
-	if (ZYAN_FAILED(
-		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    ZYAN_FAILED(
-		    ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
-		return -EINVAL;
-	while (off < len) {
+	while (off < stop) {
+		const unsigned char *p = buf + (off - base);
+		size_t n = end - off;
 		struct dw_insn_brief b;
 		int need;
 
 		/* Nine in ten instructions need no decoder (insnlen.c). */
-		if (!dw_patch_zydis_only && dw_insn_brief(buf + off, len - off, &b)) {
+		if (!dw_patch_zydis_only && dw_insn_brief(p, n, &b)) {
 			classify_brief(s, &b, vaddr + off);
 			off += b.len;
 			continue;
@@ -597,8 +615,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 
 		/* Most instructions only need their length and mnemonic: the
 		 * minimal mode gives them at a fraction of the cost. */
-		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&fast, NULL, buf + off, len - off,
-							      &zi))) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d->fast, NULL, p, n, &zi))) {
 			/* Not code (padding): an entry may follow it. */
 			if (s->dead)
 				pad_extend(s, vaddr + off, 1);
@@ -609,8 +626,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		if (zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD) {
 			ZydisDecodedInstruction full; /* (zi stays as the fast decode made it) */
 
-			if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, buf + off, len - off,
-								&full, ops)))
+			if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->full, p, n, &full, ops)))
 				note_indexed(s, ops, full.operand_count_visible);
 		}
 		if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic)) {
@@ -619,8 +635,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 			off += zi.length;
 			continue;
 		}
-		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&decoder, &ctx, buf + off, len - off,
-							      &zi))) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d->full, &ctx, p, n, &zi))) {
 			off++;
 			s->after_end = 1;
 			continue;
@@ -629,15 +644,65 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		need = zi.meta.category == ZYDIS_CATEGORY_COND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA;
-		if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&decoder, &ctx, &zi, ops,
+		if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&d->full, &ctx, &zi, ops,
 								   zi.operand_count_visible)))
 			need = 0;
 		classify(s, &zi, need ? ops : NULL, vaddr + off);
 		off += zi.length;
 	}
-	/* The end of a section is where the next begins: no range crosses. */
-	add_target(s, vaddr + len);
+	*offp = off;
+}
+
+/* The end of a section (at END) is where the next begins: no range crosses. */
+static void section_end(struct plan_state *s, uint64_t end)
+{
+	add_target(s, end);
 	s->dead = 0;
+}
+
+static int decode_section(struct plan_state *s, const unsigned char *buf, size_t len,
+			  uint64_t vaddr)
+{
+	struct decoders d;
+	size_t off = 0;
+
+	if (decoders_init(&d))
+		return -EINVAL;
+	decode_run(s, &d, buf, 0, len, len, &off, vaddr);
+	section_end(s, vaddr + len);
+	return 0;
+}
+
+/* Bytes of code read at a time: a section is not read whole (libc's .text
+ * would be 370 pages of new memory, a page fault each). */
+#define DECODE_CHUNK 65536
+
+/* The same for the LEN bytes at offset FOFF of file FD, read into BUF
+ * (DECODE_CHUNK bytes) a chunk at a time. */
+static int decode_section_fd(struct plan_state *s, int fd, uint64_t foff, size_t len,
+			     uint64_t vaddr, unsigned char *buf)
+{
+	struct decoders d;
+	size_t off = 0;
+
+	if (decoders_init(&d))
+		return -EINVAL;
+	while (off < len) {
+		size_t base = off, end = len - off > DECODE_CHUNK ? off + DECODE_CHUNK : len;
+
+		for (size_t got = 0; got < end - base;) {
+			ssize_t r =
+				pread(fd, buf + got, end - base - got, (off_t)(foff + base + got));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return r < 0 ? -errno : -EIO;
+			got += (size_t)r;
+		}
+		decode_run(s, &d, buf, base, end, end == len ? len : end - 15, &off, vaddr);
+	}
+	section_end(s, vaddr + len);
 	return 0;
 }
 
@@ -1252,6 +1317,8 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 	Elf *elf;
 	size_t nph;
 	int fd, err = 0;
+	struct stat st;
+	unsigned char *chunk = NULL;
 
 	memset(plan, 0, sizeof(*plan));
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -1259,7 +1326,7 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = fstat(fd, &st) == 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_machine != EM_X86_64 || elf_getphdrnum(elf, &nph) != 0) {
 		err = -ENOEXEC;
@@ -1288,19 +1355,20 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 		goto out;
 	}
 	targets_init(&s, plan->exec_vaddr, plan->exec_size);
+	chunk = xmalloc(DECODE_CHUNK);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *data;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_addr < plan->exec_vaddr ||
 		    sh.sh_addr + sh.sh_size > plan->exec_vaddr + plan->exec_size)
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
+		/* (what elf_getdata would not read: none, or past the end) */
+		if (!sh.sh_size || sh.sh_offset > (uint64_t)st.st_size ||
+		    sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
 			continue;
 		add_target(&s, sh.sh_addr);
-		err = decode_section(&s, data->d_buf, data->d_size, sh.sh_addr);
+		err = decode_section_fd(&s, fd, sh.sh_offset, sh.sh_size, sh.sh_addr, chunk);
 		if (err)
 			break;
 	}
@@ -1316,6 +1384,7 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 	}
 	plan_finish(&s, plan);
 out:
+	free(chunk);
 	if (elf)
 		elf_end(elf);
 	close(fd);
