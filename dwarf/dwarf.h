@@ -199,7 +199,8 @@ struct dw_patch_plan {
  * non-PIE program has one for .plt and one for .text): every direct
  * branch or call backwards, every indirect jump and call, and with
  * DENSITY > 0 about one other instruction in DENSITY, picked by a hash of
- * SEED and the address (chaos). 0 or -errno (-ENOEXEC: no such segment).
+ * SEED and the address (chaos). 0 or -errno (-ENOEXEC: no such segment;
+ * -EFBIG: a segment of 4 GiB or more).
  */
 int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigned density,
 		       struct dw_patch_plan *plan);
@@ -217,6 +218,38 @@ int dw_patch_plan_cached(const char *dir, const char *path, uint64_t offset, uin
 int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
 		      unsigned density, struct dw_patch_plan *plan);
 void dw_patch_plan_free(struct dw_patch_plan *plan);
+/* What the planner needs of one instruction, when it is a common one. */
+enum dw_brief_kind {
+	DW_BRIEF_PLAIN = 1, /* neither of the others, and free to move */
+	DW_BRIEF_NOP,	   /* a nop: padding */
+	DW_BRIEF_INT3,
+	DW_BRIEF_RET,
+	DW_BRIEF_JCC, /* a conditional branch, to rel from its end */
+	DW_BRIEF_JMP, /* a direct jmp, to rel from its end */
+	DW_BRIEF_CALL, /* a direct call, to rel from its end */
+	DW_BRIEF_LEA_RIP, /* lea rel(%rip), reg (0-15: rax ... r15) */
+};
+
+struct dw_insn_brief {
+	uint8_t len;
+	uint8_t kind; /* enum dw_brief_kind */
+	int8_t reg;
+	int64_t rel;
+};
+
+/*
+ * The instruction at P (N bytes readable) as the planner sees it, from
+ * tables of the common encodings and without Zydis (insnlen.c): *B and 1,
+ * or 0 when the planner must ask Zydis (many common ones too: VEX, lock,
+ * indirect branches...). dw_insn_brief_ref is what the planner makes of
+ * Zydis's decode of the same bytes (patch.c): where the first answers, the
+ * two must agree (for tests).
+ */
+int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b);
+int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b);
+/* Set (tests, bench/plantime -z): plan every instruction from Zydis's
+ * decode, without dw_insn_brief; the plans must be the same. */
+extern int dw_patch_zydis_only;
 
 /* One patched place, at run time. */
 struct dw_patch_site {

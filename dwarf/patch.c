@@ -3,7 +3,8 @@
  * Counted sites (DESIGN.md "Progress without a PMU"): which instructions
  * count a tick, and the code that counts them.
  *
- * The plan comes from a linear Zydis decode of every executable section.
+ * The plan comes from a linear decode of every executable section: the
+ * common instructions from insnlen.c's tables, the others with Zydis.
  * A site is an instruction through which every loop and every recursion
  * must pass: a direct branch or call to an address at or below its own
  * (any cycle of control flow, laid out in address order, goes down
@@ -26,6 +27,8 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/common.h"
@@ -42,11 +45,31 @@ enum {
 	I_PAD = 64,    /* dead padding (struct pad) */
 };
 
-struct insn {
+struct decoded {
 	uint64_t addr;
 	uint64_t target; /* a direct branch's */
 	uint8_t len;
 	uint8_t flags;
+};
+
+/* As it is kept, a few for every byte of code (a page of memory costs more
+ * than planning its instructions): the address, as an offset in the
+ * segment, and a site's target in the list of sites. */
+struct insn {
+	uint32_t off;
+	uint8_t len;
+	uint8_t flags;
+	uint8_t mark; /* plan_finish's: M_* */
+};
+
+enum {
+	M_COVERED = 1, /* in a range */
+	M_JUMP = 2,    /* a jump's range starts here */
+};
+
+struct site {
+	size_t i;	 /* in in */
+	uint64_t target; /* a direct branch's */
 };
 
 /* Dead padding: bytes after a jump or return that nothing reaches (nops,
@@ -60,7 +83,11 @@ struct pad {
 struct plan_state {
 	struct insn *in;
 	size_t n, cap;
-	uint8_t *targets; /* a bit per byte of the segment: an entry point there */
+	uint8_t *targets;   /* a bit per byte of the segment: an entry point there */
+	uint8_t *starts;    /* the same: an instruction starts there */
+	struct site *sites; /* those decoded as sites, in order */
+	size_t nsites, cap_sites;
+	int unordered;	     /* in is not in address order (starts is not used) */
 	uint64_t base, size; /* the segment */
 	uint64_t seed;
 	unsigned density;
@@ -73,7 +100,7 @@ struct plan_state {
 	struct {
 		uint64_t addr;
 		size_t index; /* of the lea */
-	} recent[4];	/* the last rip-relative leas */
+	} recent[4];	      /* the last rip-relative leas */
 	size_t nrecent;
 	/* The last rip-relative lea into each general register (in address
 	 * order, not control flow): a table's base is often taken once,
@@ -82,13 +109,24 @@ struct plan_state {
 	struct {
 		uint64_t addr;
 		size_t index; /* of the movslq */
-	} indexed[4];	/* the last movslq (%base,%index,4) from such a base */
+	} indexed[4];	      /* the last movslq (%base,%index,4) from such a base */
 	size_t nindexed;
 	struct {
 		uint64_t addr; /* jmp *disp(,%reg,8): a table of absolute addresses */
 	} * abs_tables;
 	size_t nabs, cap_abs;
 };
+
+/* Huge pages where the system gives them on request (THP "madvise"): a
+ * page fault costs more than planning the instructions on its page. */
+static void huge(void *p, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)p + 0x1fffff) & ~(uintptr_t)0x1fffff;
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)0x1fffff;
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
 
 /* The segment [BASE, BASE + SIZE) whose entry points are kept (no range
  * ever crosses out of it). */
@@ -97,6 +135,12 @@ static void targets_init(struct plan_state *s, uint64_t base, uint64_t size)
 	s->base = base;
 	s->size = size;
 	s->targets = xcalloc(size / 8 + 2, 1);
+	s->starts = xcalloc(size / 8 + 2, 1);
+	/* Room for an instruction in 3 bytes (4 on average in libc, cc1,
+	 * node): grown rarely, never copied. */
+	s->cap = size / 3 + 1024;
+	s->in = xmalloc(s->cap * sizeof(*s->in));
+	huge(s->in, s->cap * sizeof(*s->in));
 }
 
 static void add_target(struct plan_state *s, uint64_t a)
@@ -155,13 +199,39 @@ static int uses_rsp_reg(const ZydisDecodedOperand *op)
 	return op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == ZYDIS_REGISTER_RSP;
 }
 
-static void push_insn(struct plan_state *s, const struct insn *in)
+/* The address of instruction K. */
+static inline uint64_t ia(const struct plan_state *s, size_t k)
 {
+	return s->base + s->in[k].off;
+}
+
+static void push_insn(struct plan_state *s, const struct decoded *in)
+{
+	uint64_t a = in->addr;
+
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 65536;
 		s->in = xrealloc(s->in, s->cap * sizeof(*s->in));
 	}
-	s->in[s->n++] = *in;
+	if (s->n && a <= ia(s, s->n - 1))
+		s->unordered = 1;
+	if (in->flags & I_SITE) {
+		if (s->nsites == s->cap_sites) {
+			s->cap_sites = s->cap_sites ? 2 * s->cap_sites : 4096;
+			s->sites = xrealloc(s->sites, s->cap_sites * sizeof(*s->sites));
+		}
+		s->sites[s->nsites].i = s->n;
+		s->sites[s->nsites++].target = in->target;
+	}
+	if (a >= s->base && a - s->base <= s->size)
+		s->starts[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+	else
+		s->unordered = 1;
+	/* (dw_patch_plan_* take no segment of 4 GiB or more) */
+	s->in[s->n].off = (uint32_t)(a - s->base);
+	s->in[s->n].len = in->len;
+	s->in[s->n].mark = 0;
+	s->in[s->n++].flags = in->flags;
 }
 
 static void pad_extend(struct plan_state *s, uint64_t addr, size_t len)
@@ -185,7 +255,7 @@ static int gpr(ZydisRegister reg)
 	ZydisRegister r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
 
 	return r >= ZYDIS_REGISTER_RAX && r <= ZYDIS_REGISTER_R15 ? (int)(r - ZYDIS_REGISTER_RAX)
-								    : -1;
+								  : -1;
 }
 
 /* ADDR may be a jump table (add_tables decides). */
@@ -218,17 +288,17 @@ static void note_indexed(struct plan_state *s, const ZydisDecodedOperand *ops, u
 static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr)
 {
-	struct insn in = { .addr = addr, .len = zi->length };
+	struct decoded in = { .addr = addr, .len = zi->length };
 	int rel = (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE) != 0;
 	ZyanU64 target = 0;
 	unsigned nvis = ops ? zi->operand_count_visible : 0; /* no operands: not needed */
 	int has_imm = nvis > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
-	int has_target = rel && nvis > 0 &&
-			 ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	int has_target = rel && nvis > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 			 ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &target));
 
 	int padding = zi->meta.category == ZYDIS_CATEGORY_NOP ||
-		      zi->meta.category == ZYDIS_CATEGORY_WIDENOP || zi->mnemonic == ZYDIS_MNEMONIC_INT3;
+		      zi->meta.category == ZYDIS_CATEGORY_WIDENOP ||
+		      zi->mnemonic == ZYDIS_MNEMONIC_INT3;
 
 	if (s->dead && padding) {
 		pad_extend(s, addr, zi->length);
@@ -246,7 +316,8 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		       zi->meta.category == ZYDIS_CATEGORY_RET ||
 		       zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR;
 	s->dead = zi->meta.category == ZYDIS_CATEGORY_RET ||
-		  zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR || zi->mnemonic == ZYDIS_MNEMONIC_UD2;
+		  zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		  zi->mnemonic == ZYDIS_MNEMONIC_UD2;
 	if (has_target)
 		in.target = target;
 	for (unsigned k = 0; k < nvis; k++) {
@@ -256,7 +327,8 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		    ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 		    ops[k].mem.base == ZYDIS_REGISTER_RIP &&
 		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[k], addr, &abs))) {
-			int r = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(ops[0].reg.value) : -1;
+			int r = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(ops[0].reg.value)
+									   : -1;
 
 			/* A table only if a jmp through a register follows. */
 			s->recent[s->nrecent % 4].addr = abs;
@@ -362,27 +434,188 @@ static int full_decode(ZydisMnemonic m)
 	}
 }
 
-static int decode_section(struct plan_state *s, const unsigned char *buf, size_t len,
-			  uint64_t vaddr)
+int dw_patch_zydis_only;
+
+/* What classify makes of the same instruction, from B (dw_insn_brief). */
+static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, uint64_t addr)
+{
+	struct decoded in = { .addr = addr, .len = b->len };
+	uint64_t target = addr + b->len + (uint64_t)b->rel;
+
+	if (s->dead && (b->kind == DW_BRIEF_NOP || b->kind == DW_BRIEF_INT3)) {
+		pad_extend(s, addr, b->len);
+		in.flags = I_PAD;
+		push_insn(s, &in);
+		return;
+	}
+	if (s->after_end)
+		add_target(s, addr);
+	s->after_end =
+		b->kind == DW_BRIEF_NOP || b->kind == DW_BRIEF_RET || b->kind == DW_BRIEF_JMP;
+	s->dead = b->kind == DW_BRIEF_RET || b->kind == DW_BRIEF_JMP;
+	switch (b->kind) {
+	case DW_BRIEF_JCC:
+	case DW_BRIEF_JMP:
+		in.target = target;
+		add_target(s, target);
+		if (target <= addr)
+			in.flags |= I_SITE;
+		in.flags |= b->kind == DW_BRIEF_JMP ? I_ENDS | I_RELOC : I_RELOC | I_MOVABLE;
+		break;
+	case DW_BRIEF_CALL:
+		in.target = target;
+		in.flags |= I_CALL;
+		add_target(s, addr + b->len);
+		add_target(s, target);
+		if (target <= addr)
+			in.flags |= I_SITE | I_RELOC;
+		break;
+	case DW_BRIEF_RET:
+		in.flags |= I_ENDS;
+		break;
+	case DW_BRIEF_INT3:
+		break; /* pinned */
+	case DW_BRIEF_LEA_RIP:
+		s->recent[s->nrecent % 4].addr = target;
+		s->recent[s->nrecent % 4].index = s->n;
+		s->nrecent++;
+		s->lea_into[b->reg] = target;
+		/* fall through */
+	default:
+		in.flags |= I_MOVABLE;
+		if (picked(s->seed, addr, s->density))
+			in.flags |= I_SITE | I_CHAOS | I_RELOC;
+		break;
+	}
+	push_insn(s, &in);
+}
+
+int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 {
 	ZydisDecoder decoder, fast;
 	ZydisDecoderContext ctx;
-	ZydisDecodedInstruction zi;
+	ZydisDecodedInstruction zi, full;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	size_t off = 0;
+	ZyanU64 abs;
+	int need;
 
+	memset(b, 0, sizeof(*b));
 	if (ZYAN_FAILED(
 		    ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    ZYAN_FAILED(ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
+	    ZYAN_FAILED(
+		    ZydisDecoderInit(&fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderEnableMode(&fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)) ||
+	    ZYAN_FAILED(ZydisDecoderDecodeInstruction(&fast, NULL, p, n, &zi)) ||
+	    zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD)
+		return 0;
+	b->len = zi.length;
+	b->kind = DW_BRIEF_PLAIN;
+	if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic))
+		return !pinned(&zi);
+	/* Decoded again in full, as decode_section does. */
+	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&decoder, &ctx, p, n, &full)) ||
+	    full.length != zi.length || full.mnemonic != zi.mnemonic)
+		return 0;
+	need = full.meta.category == ZYDIS_CATEGORY_COND_BR ||
+	       full.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+	       full.meta.category == ZYDIS_CATEGORY_CALL || full.mnemonic == ZYDIS_MNEMONIC_LEA;
+	if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&decoder, &ctx, &full, ops,
+							   full.operand_count_visible)))
+		return 0;
+	if (full.mnemonic == ZYDIS_MNEMONIC_INT3) {
+		b->kind = DW_BRIEF_INT3;
+		return !need && full.meta.category != ZYDIS_CATEGORY_NOP &&
+		       full.meta.category != ZYDIS_CATEGORY_WIDENOP &&
+		       full.meta.category != ZYDIS_CATEGORY_RET;
+	}
+	if (pinned(&full) || full.mnemonic == ZYDIS_MNEMONIC_UD2)
+		return 0;
+	switch (full.meta.category) {
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_WIDENOP:
+		b->kind = DW_BRIEF_NOP;
+		return full.mnemonic != ZYDIS_MNEMONIC_LEA;
+	case ZYDIS_CATEGORY_RET:
+		b->kind = DW_BRIEF_RET;
+		return 1;
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+		if (full.operand_count_visible != 1 ||
+		    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE || !ops[0].imm.is_relative ||
+		    ZYAN_FAILED(ZydisCalcAbsoluteAddress(&full, &ops[0], 0x400000, &abs)) ||
+		    abs != 0x400000 + full.length + (uint64_t)ops[0].imm.value.s)
+			return 0;
+		b->kind = full.meta.category == ZYDIS_CATEGORY_COND_BR ? DW_BRIEF_JCC
+			  : full.meta.category == ZYDIS_CATEGORY_CALL  ? DW_BRIEF_CALL
+								       : DW_BRIEF_JMP;
+		b->rel = ops[0].imm.value.s;
+		return 1;
+	default:
+		if (full.mnemonic != ZYDIS_MNEMONIC_LEA)
+			return 1;
+		if (full.operand_count_visible != 2 || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY)
+			return 0;
+		if (ops[1].mem.base != ZYDIS_REGISTER_RIP)
+			return 1;
+		if (gpr(ops[0].reg.value) < 0 ||
+		    ZYAN_FAILED(ZydisCalcAbsoluteAddress(&full, &ops[1], 0x400000, &abs)) ||
+		    abs != 0x400000 + full.length + (uint64_t)ops[1].mem.disp.value)
+			return 0;
+		b->kind = DW_BRIEF_LEA_RIP;
+		b->reg = (int8_t)gpr(ops[0].reg.value);
+		b->rel = ops[1].mem.disp.value;
+		return 1;
+	}
+}
+
+/* Zydis's decoders: in full, and minimal (length and mnemonic). */
+struct decoders {
+	ZydisDecoder full, fast;
+};
+
+static int decoders_init(struct decoders *d)
+{
+	if (ZYAN_FAILED(
+		    ZydisDecoderInit(&d->full, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(
+		    ZydisDecoderInit(&d->fast, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderEnableMode(&d->fast, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
 		return -EINVAL;
-	while (off < len) {
+	return 0;
+}
+
+/*
+ * The instructions of a section (at VADDR) from its offset *OFFP while it
+ * is below STOP, from BUF, which holds the section's bytes [BASE, END):
+ * END is the section's end or at least 15 bytes past STOP, so no decode
+ * sees fewer bytes than it would with the whole section.
+ */
+static void decode_run(struct plan_state *s, const struct decoders *d, const unsigned char *buf,
+		       size_t base, size_t end, size_t stop, size_t *offp, uint64_t vaddr)
+{
+	ZydisDecoderContext ctx;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	size_t off = *offp;
+
+	while (off < stop) {
+		const unsigned char *p = buf + (off - base);
+		size_t n = end - off;
+		struct dw_insn_brief b;
 		int need;
+
+		/* Nine in ten instructions need no decoder (insnlen.c). */
+		if (!dw_patch_zydis_only && dw_insn_brief(p, n, &b)) {
+			classify_brief(s, &b, vaddr + off);
+			off += b.len;
+			continue;
+		}
 
 		/* Most instructions only need their length and mnemonic: the
 		 * minimal mode gives them at a fraction of the cost. */
-		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&fast, NULL, buf + off, len - off,
-							      &zi))) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d->fast, NULL, p, n, &zi))) {
 			/* Not code (padding): an entry may follow it. */
 			if (s->dead)
 				pad_extend(s, vaddr + off, 1);
@@ -393,8 +626,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		if (zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD) {
 			ZydisDecodedInstruction full; /* (zi stays as the fast decode made it) */
 
-			if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, buf + off, len - off,
-								&full, ops)))
+			if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->full, p, n, &full, ops)))
 				note_indexed(s, ops, full.operand_count_visible);
 		}
 		if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic)) {
@@ -403,8 +635,7 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 			off += zi.length;
 			continue;
 		}
-		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&decoder, &ctx, buf + off, len - off,
-							      &zi))) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d->full, &ctx, p, n, &zi))) {
 			off++;
 			s->after_end = 1;
 			continue;
@@ -413,15 +644,65 @@ static int decode_section(struct plan_state *s, const unsigned char *buf, size_t
 		need = zi.meta.category == ZYDIS_CATEGORY_COND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
 		       zi.meta.category == ZYDIS_CATEGORY_CALL || zi.mnemonic == ZYDIS_MNEMONIC_LEA;
-		if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&decoder, &ctx, &zi, ops,
+		if (need && ZYAN_FAILED(ZydisDecoderDecodeOperands(&d->full, &ctx, &zi, ops,
 								   zi.operand_count_visible)))
 			need = 0;
 		classify(s, &zi, need ? ops : NULL, vaddr + off);
 		off += zi.length;
 	}
-	/* The end of a section is where the next begins: no range crosses. */
-	add_target(s, vaddr + len);
+	*offp = off;
+}
+
+/* The end of a section (at END) is where the next begins: no range crosses. */
+static void section_end(struct plan_state *s, uint64_t end)
+{
+	add_target(s, end);
 	s->dead = 0;
+}
+
+static int decode_section(struct plan_state *s, const unsigned char *buf, size_t len,
+			  uint64_t vaddr)
+{
+	struct decoders d;
+	size_t off = 0;
+
+	if (decoders_init(&d))
+		return -EINVAL;
+	decode_run(s, &d, buf, 0, len, len, &off, vaddr);
+	section_end(s, vaddr + len);
+	return 0;
+}
+
+/* Bytes of code read at a time: a section is not read whole (libc's .text
+ * would be 370 pages of new memory, a page fault each). */
+#define DECODE_CHUNK 65536
+
+/* The same for the LEN bytes at offset FOFF of file FD, read into BUF
+ * (DECODE_CHUNK bytes) a chunk at a time. */
+static int decode_section_fd(struct plan_state *s, int fd, uint64_t foff, size_t len,
+			     uint64_t vaddr, unsigned char *buf)
+{
+	struct decoders d;
+	size_t off = 0;
+
+	if (decoders_init(&d))
+		return -EINVAL;
+	while (off < len) {
+		size_t base = off, end = len - off > DECODE_CHUNK ? off + DECODE_CHUNK : len;
+
+		for (size_t got = 0; got < end - base;) {
+			ssize_t r =
+				pread(fd, buf + got, end - base - got, (off_t)(foff + base + got));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return r < 0 ? -errno : -EIO;
+			got += (size_t)r;
+		}
+		decode_run(s, &d, buf, base, end, end == len ? len : end - 15, &off, vaddr);
+	}
+	section_end(s, vaddr + len);
 	return 0;
 }
 
@@ -447,7 +728,7 @@ static int entry_inside(const struct plan_state *s, uint64_t lo, uint64_t hi)
 static int contiguous(const struct plan_state *s, size_t from, size_t to)
 {
 	for (size_t k = from; k < to; k++) {
-		if (s->in[k].addr + s->in[k].len != s->in[k + 1].addr)
+		if (ia(s, k) + s->in[k].len != ia(s, k + 1))
 			return 0;
 	}
 	return 1;
@@ -455,8 +736,7 @@ static int contiguous(const struct plan_state *s, size_t from, size_t to)
 
 /* The range for site I: instructions [*first, *last], none of them
  * COVERED by another range; 0 for none. */
-static int choose_range(const struct plan_state *s, size_t i, const uint8_t *covered,
-			size_t *first, size_t *last)
+static int choose_range(const struct plan_state *s, size_t i, size_t *first, size_t *last)
 {
 	const struct insn *in = s->in;
 
@@ -470,23 +750,24 @@ static int choose_range(const struct plan_state *s, size_t i, const uint8_t *cov
 		if (after) {
 			/* Followers run by falling through from the site. */
 			if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
-			    covered[l] || ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
+			    (in[l].mark & M_COVERED) ||
+			    ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
 			    !contiguous(s, l - 1, l))
 				break;
 		}
 		for (size_t before = 0; before <= 4 && before <= i; before++) {
 			size_t f = i - before;
-			uint64_t end = in[l].addr + in[l].len;
+			uint64_t end = ia(s, l) + in[l].len;
 
 			/* A chaos pick in a range is taken along, uncounted; a
 			 * site that must count is not. */
-			if (before && (!(in[f].flags & I_MOVABLE) || covered[f] ||
+			if (before && (!(in[f].flags & I_MOVABLE) || (in[f].mark & M_COVERED) ||
 				       ((in[f].flags & I_SITE) && !(in[f].flags & I_CHAOS)) ||
 				       !contiguous(s, f, f + 1)))
 				break;
-			if (entry_inside(s, in[f].addr, end))
+			if (entry_inside(s, ia(s, f), end))
 				break; /* further back cannot help: the entry stays inside */
-			if (end - in[f].addr >= 5) {
+			if (end - ia(s, f) >= 5) {
 				*first = f;
 				*last = l;
 				return 1;
@@ -513,15 +794,22 @@ static int by_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void free_ranges(struct dw_patch_plan *p)
+{
+	free(p->ranges);
+	p->ranges = NULL;
+	p->n = p->cap = 0;
+}
+
 /* A slot of 5 bytes of dead padding within a rel8 of the 2-byte branch
  * I, taken from its pad: *SLOT, and 1; 0 when there is none. */
-static int pad_slot(struct plan_state *s, size_t i, uint64_t *slot)
+static int pad_slot(struct plan_state *s, size_t i, uint64_t target, uint64_t *slot)
 {
 	const struct insn *in = &s->in[i];
-	uint64_t from = in->addr + 2, lo = from - 128, hi = from + 127;
+	uint64_t from = ia(s, i) + 2, lo = from - 128, hi = from + 127;
 	size_t a = 0, b = s->npads;
 
-	if (in->len != 2 || !(in->flags & I_RELOC) || !in->target)
+	if (in->len != 2 || !(in->flags & I_RELOC) || !target)
 		return 0;
 	while (a < b) { /* the first pad that ends past LO */
 		size_t m = (a + b) / 2;
@@ -552,7 +840,7 @@ static int pad_slot(struct plan_state *s, size_t i, uint64_t *slot)
 static int take_padding(struct plan_state *s, size_t i, size_t *last)
 {
 	const struct insn *in = s->in;
-	uint64_t end = in[i].addr + in[i].len;
+	uint64_t end = ia(s, i) + in[i].len;
 	size_t a = 0, b = s->npads, l = i;
 
 	if (!(in[i].flags & I_ENDS) || (in[i].flags & I_CALL) || !(in[i].flags & I_RELOC))
@@ -567,9 +855,9 @@ static int take_padding(struct plan_state *s, size_t i, size_t *last)
 	}
 	if (a == s->npads || s->pads[a].start != end)
 		return 0;
-	while (end - in[i].addr < 5) {
-		if (l + 1 >= s->n || !(in[l + 1].flags & I_PAD) || in[l + 1].addr != end ||
-		    in[l + 1].addr + in[l + 1].len > s->pads[a].end)
+	while (end - ia(s, i) < 5) {
+		if (l + 1 >= s->n || !(in[l + 1].flags & I_PAD) || ia(s, l + 1) != end ||
+		    ia(s, l + 1) + in[l + 1].len > s->pads[a].end)
 			return 0;
 		l++;
 		end += in[l].len;
@@ -588,12 +876,12 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
 	while (a < b) {
 		size_t m = (a + b) / 2;
 
-		if (s->in[m].addr < addr)
+		if (ia(s, m) < addr)
 			a = m + 1;
 		else
 			b = m;
 	}
-	return a < s->n && s->in[a].addr == addr ? a : s->n;
+	return a < s->n && ia(s, a) == addr ? a : s->n;
 }
 
 /*
@@ -603,20 +891,30 @@ static size_t insn_at(const struct plan_state *s, uint64_t addr)
  * starts there. *F, *L and 1 when one can be had (*F == *L == s->n when a
  * range already starts there); 0 when not.
  */
-static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
-		     const struct dw_patch_plan *plan, size_t *f, size_t *l)
+static int at_target(struct plan_state *s, size_t i, uint64_t target,
+		     const struct dw_patch_plan *plan, const struct dw_patch_plan *back, size_t *f,
+		     size_t *l)
 {
 	size_t j;
 	uint8_t flags;
 	int ok;
 
-	if (!s->in[i].target || s->in[i].target > s->in[i].addr || (s->in[i].flags & I_CALL) ||
-	    (j = insn_at(s, s->in[i].target)) == s->n || (s->in[j].flags & I_PAD))
+	if (!target || target > ia(s, i) || (s->in[i].flags & I_CALL) ||
+	    (j = insn_at(s, target)) == s->n || (s->in[j].flags & I_PAD))
 		return 0;
-	if (covered[j]) {
-		for (size_t k = 0; k < plan->n; k++) {
-			if (plan->ranges[k].addr == s->in[j].addr &&
-			    plan->ranges[k].kind == DW_PATCH_JUMP) {
+	if ((s->in[j].mark & M_COVERED) && !s->unordered) {
+		/* (in address order, no two instructions share an address) */
+		if (!(s->in[j].mark & M_JUMP))
+			return 0;
+		*f = *l = s->n;
+		return 1;
+	}
+	if (s->in[j].mark & M_COVERED) {
+		for (size_t k = 0; k < plan->n + back->n; k++) {
+			const struct dw_patch_range *r =
+				k < plan->n ? &plan->ranges[k] : &back->ranges[k - plan->n];
+
+			if (r->addr == ia(s, j) && r->kind == DW_PATCH_JUMP) {
 				*f = *l = s->n;
 				return 1;
 			}
@@ -628,9 +926,89 @@ static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
 	flags = s->in[j].flags;
 	s->in[j].flags |= I_RELOC;
 	/* (no instruction before it: the target would be inside) */
-	ok = choose_range(s, j, covered, f, l) && *f == j;
+	ok = choose_range(s, j, f, l) && *f == j;
 	s->in[j].flags = flags;
 	return ok;
+}
+
+/* Instructions [F, L] are in a range. */
+static void cover(struct plan_state *s, size_t f, size_t l)
+{
+	for (size_t k = f; k <= l; k++)
+		s->in[k].mark |= M_COVERED;
+}
+
+/* Whether RANGES[A, B) are in address order. */
+static int in_order(const struct dw_patch_range *ranges, size_t a, size_t b)
+{
+	for (size_t k = a + 1; k < b; k++) {
+		if (ranges[k].addr <= ranges[k - 1].addr)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * PLAN's ranges by address, with BACK's (freed) among them. Each pass
+ * makes its ranges in address order (a site's range starts past the one
+ * before it), so the two passes' and BACK's, sorted, are merged; any
+ * other order is sorted whole. (No two ranges start at one address, so
+ * every way of sorting gives the same order.)
+ */
+static void sort_ranges(struct dw_patch_plan *plan, size_t n0, struct dw_patch_plan *back)
+{
+	struct dw_patch_range *v;
+	size_t a = 0, b = 0, c = n0, k = 0;
+
+	if (back->n)
+		qsort(back->ranges, back->n, sizeof(*back->ranges), by_range);
+	if (!back->n && in_order(plan->ranges, 0, plan->n))
+		return;
+	if (!in_order(plan->ranges, 0, n0) || !in_order(plan->ranges, n0, plan->n)) {
+		for (size_t i = 0; i < back->n; i++)
+			add_range(plan, &back->ranges[i]);
+		qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
+		free_ranges(back);
+		return;
+	}
+	if (n0 == plan->n && plan->n + back->n <= plan->cap) {
+		/* One pass's: BACK merged in place, from the end. */
+		size_t i = plan->n, j = back->n;
+
+		k = plan->n + back->n;
+		while (j > 0) {
+			if (i > 0 && plan->ranges[i - 1].addr > back->ranges[j - 1].addr)
+				plan->ranges[--k] = plan->ranges[--i];
+			else
+				plan->ranges[--k] = back->ranges[--j];
+		}
+		plan->n += back->n;
+		free_ranges(back);
+		return;
+	}
+	v = xmalloc((plan->n + back->n) * sizeof(*v));
+	while (a < back->n || b < n0 || c < plan->n) {
+		const struct dw_patch_range *x = a < back->n ? &back->ranges[a] : NULL;
+		const struct dw_patch_range *y = b < n0 ? &plan->ranges[b] : NULL;
+		const struct dw_patch_range *z = c < plan->n ? &plan->ranges[c] : NULL;
+		const struct dw_patch_range *m = x;
+
+		if (y && (!m || y->addr < m->addr))
+			m = y;
+		if (z && (!m || z->addr < m->addr))
+			m = z;
+		v[k++] = *m;
+		if (m == x)
+			a++;
+		else if (m == y)
+			b++;
+		else
+			c++;
+	}
+	free(plan->ranges);
+	plan->ranges = v;
+	plan->n = plan->cap = k;
+	free_ranges(back);
 }
 
 /* Sites that must count first (a hot loop's branch must not lose its
@@ -638,67 +1016,83 @@ static int at_target(struct plan_state *s, size_t i, const uint8_t *covered,
  * in what is left. */
 static void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 {
-	uint8_t *covered = xcalloc(s->n ? s->n : 1, 1);
+	struct dw_patch_plan back = { 0 }; /* the ranges at_target makes */
+	size_t n0 = 0;			   /* of plan->ranges, those of the first pass */
+
+	/* (a range at most for each site, in plan or back) */
+	plan->cap = s->nsites ? s->nsites : 1;
+	plan->ranges = xmalloc(plan->cap * sizeof(*plan->ranges));
 
 	free(s->tables);
 	free(s->abs_tables);
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < s->n; i++) {
+		if (pass)
+			n0 = plan->n;
+		/* (a site is never made after the decode, only unmade) */
+		for (size_t k = 0; k < s->nsites; k++) {
+			size_t i = s->sites[k].i;
+			uint64_t target = s->sites[k].target;
 			struct dw_patch_range r = { 0 };
 			size_t f, l;
 			int chaos = (s->in[i].flags & I_CHAOS) != 0;
 
-			if (!(s->in[i].flags & I_SITE) || covered[i] || chaos != pass)
+			if (!(s->in[i].flags & I_SITE) || (s->in[i].mark & M_COVERED) ||
+			    chaos != pass)
 				continue;
-			if (choose_range(s, i, covered, &f, &l)) {
-				r.addr = s->in[f].addr;
-				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+			if (choose_range(s, i, &f, &l)) {
+				r.addr = ia(s, f);
+				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
-				r.site = (uint16_t)(s->in[i].addr - r.addr);
-				memset(covered + f, 1, l - f + 1);
+				r.site = (uint16_t)(ia(s, i) - r.addr);
+				cover(s, f, l);
+				s->in[f].mark |= M_JUMP;
 				plan->njump++;
 			} else if (chaos) {
 				continue; /* a chaos pick costs a stop as an int3: leave it */
 			} else if (take_padding(s, i, &l)) {
-				r.addr = s->in[i].addr;
-				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.addr = ia(s, i);
+				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
-				memset(covered + i, 1, l - i + 1);
+				cover(s, i, l);
+				s->in[i].mark |= M_JUMP;
 				plan->njump++;
-			} else if (pad_slot(s, i, &r.slot)) {
-				r.addr = s->in[i].addr;
+			} else if (pad_slot(s, i, target, &r.slot)) {
+				r.addr = ia(s, i);
 				r.len = 2;
 				r.kind = DW_PATCH_PAD;
-				r.target = s->in[i].target;
-				covered[i] = 1;
+				r.target = target;
+				s->in[i].mark |= M_COVERED;
 				plan->npad++;
-			} else if (at_target(s, i, covered, plan, &f, &l)) {
-				covered[i] = 1;
+			} else if (at_target(s, i, target, plan, &back, &f, &l)) {
+				s->in[i].mark |= M_COVERED;
 				if (f == s->n)
 					continue; /* counted there already */
-				r.addr = s->in[f].addr;
-				r.len = (uint16_t)(s->in[l].addr + s->in[l].len - r.addr);
+				r.addr = ia(s, f);
+				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
-				memset(covered + f, 1, l - f + 1);
+				cover(s, f, l);
+				s->in[f].mark |= M_JUMP;
 				plan->njump++;
 				plan->ntarget++;
+				add_range(&back, &r); /* (before those around it: sorted apart) */
+				continue;
 			} else {
-				r.addr = s->in[i].addr;
+				r.addr = ia(s, i);
 				r.len = 1;
 				r.kind = DW_PATCH_INT3;
-				covered[i] = 1;
+				s->in[i].mark |= M_COVERED;
 				plan->nint3++;
 			}
 			add_range(plan, &r);
 		}
 	}
-	if (plan->n) /* (qsort of NULL, none: undefined) */
-		qsort(plan->ranges, plan->n, sizeof(*plan->ranges), by_range);
+	sort_ranges(plan, n0, &back);
 	plan->tramp_size = ((plan->njump + plan->npad) * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
-	free(covered);
 	free(s->pads);
 	free(s->in);
 	free(s->targets);
+	free(s->starts);
+	free(s->sites);
 }
 
 int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
@@ -708,6 +1102,8 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
+	if (len > UINT32_MAX)
+		return -EFBIG; /* (struct insn) */
 	plan->exec_vaddr = vaddr;
 	plan->exec_size = len;
 	targets_init(&s, vaddr, len);
@@ -717,6 +1113,8 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 		free(s.in);
 		free(s.pads);
 		free(s.targets);
+		free(s.starts);
+		free(s.sites);
 		return err;
 	}
 	plan_finish(&s, plan);
@@ -743,12 +1141,12 @@ static void leave_alone(struct plan_state *s, uint64_t lo, uint64_t hi)
 	while (a < b) {
 		size_t m = (a + b) / 2;
 
-		if (s->in[m].addr < lo)
+		if (ia(s, m) < lo)
 			a = m + 1;
 		else
 			b = m;
 	}
-	for (; a < s->n && s->in[a].addr < hi; a++)
+	for (; a < s->n && ia(s, a) < hi; a++)
 		s->in[a].flags &= ~(unsigned)(I_SITE | I_MOVABLE | I_CHAOS);
 }
 
@@ -772,7 +1170,9 @@ static void add_symbols(struct plan_state *s, Elf *elf)
 			     GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC ||
 			     GELF_ST_TYPE(sym.st_info) == STT_NOTYPE)) {
 				add_target(s, sym.st_value);
-				if (sym.st_size &&
+				/* (its name only where it overlaps the segment) */
+				if (sym.st_size && sym.st_value <= s->base + s->size &&
+				    sym.st_value + sym.st_size > s->base &&
 				    copied_code(elf_strptr(elf, sh.sh_link, sym.st_name)))
 					leave_alone(s, sym.st_value, sym.st_value + sym.st_size);
 			}
@@ -780,22 +1180,54 @@ static void add_symbols(struct plan_state *s, Elf *elf)
 	}
 }
 
-/* The bytes of ELF's data at link-time address ADDR: N bytes, or NULL. */
-static const unsigned char *data_at(Elf *elf, uint64_t addr, size_t n)
+/* ELF's SHT_PROGBITS sections, in the order of its section headers, each
+ * read on first need. */
+struct progbits {
+	Elf_Scn *scn;
+	uint64_t addr, size;
+	const unsigned char *buf; /* once read */
+	int bad;		  /* read, and not whole */
+};
+
+static struct progbits *progbits_list(Elf *elf, size_t *n)
 {
+	struct progbits *v = NULL;
+	size_t cap = 0;
 	Elf_Scn *scn = NULL;
 
+	*n = 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
-		    addr + n > sh.sh_addr + sh.sh_size)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf || data->d_size != sh.sh_size)
-			return NULL;
-		return (const unsigned char *)data->d_buf + (addr - sh.sh_addr);
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 32;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[(*n)++] = (struct progbits){ .scn = scn, .addr = sh.sh_addr, .size = sh.sh_size };
+	}
+	return v;
+}
+
+/* The bytes of ELF's data (its sections V, N of them) at link-time address
+ * ADDR: LEN bytes, or NULL. */
+static const unsigned char *data_at(struct progbits *v, size_t n, uint64_t addr, size_t len)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct progbits *p = &v[k];
+
+		if (addr < p->addr || addr + len > p->addr + p->size)
+			continue;
+		if (!p->buf && !p->bad) {
+			Elf_Data *data = elf_getdata(p->scn, NULL);
+
+			if (!data || !data->d_buf || data->d_size != p->size)
+				p->bad = 1;
+			else
+				p->buf = data->d_buf;
+		}
+		return p->bad ? NULL : p->buf + (addr - p->addr);
 	}
 	return NULL;
 }
@@ -811,7 +1243,9 @@ static const unsigned char *data_at(Elf *elf, uint64_t addr, size_t n)
 /* Whether ADDR is the start of a decoded instruction. */
 static int insn_start(const struct plan_state *s, uint64_t addr)
 {
-	return insn_at(s, addr) < s->n;
+	if (s->unordered || addr < s->base || addr - s->base > s->size)
+		return insn_at(s, addr) < s->n;
+	return (s->starts[(addr - s->base) / 8] >> ((addr - s->base) % 8)) & 1;
 }
 
 /* An entry of a table is good while it lands on an instruction of the
@@ -820,8 +1254,8 @@ static int insn_start(const struct plan_state *s, uint64_t addr)
 static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_plan *plan)
 {
 	uint64_t lo = plan->exec_vaddr, hi = plan->exec_vaddr + plan->exec_size;
-
-	size_t n = 0;
+	size_t n = 0, nsec;
+	struct progbits *sec = progbits_list(elf, &nsec);
 
 	if (s->ntables) /* (qsort of NULL, none: undefined) */
 		qsort(s->tables, s->ntables, sizeof(*s->tables), by_u64);
@@ -838,7 +1272,7 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 		if (t >= lo && t < hi)
 			continue; /* code (a function's address) */
 		for (size_t k = 0; k < 65536 && t + 4 * k + 4 <= end; k++) {
-			const unsigned char *p = data_at(elf, t + 4 * k, 4);
+			const unsigned char *p = data_at(sec, nsec, t + 4 * k, 4);
 			uint64_t to;
 			int32_t e;
 
@@ -853,7 +1287,8 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 	}
 	for (size_t i = 0; i < s->nabs; i++) {
 		for (size_t k = 0; k < 65536; k++) {
-			const unsigned char *p = data_at(elf, s->abs_tables[i].addr + 8 * k, 8);
+			const unsigned char *p =
+				data_at(sec, nsec, s->abs_tables[i].addr + 8 * k, 8);
 			uint64_t e;
 
 			if (!p)
@@ -864,6 +1299,7 @@ static void add_tables(struct plan_state *s, Elf *elf, const struct dw_patch_pla
 			add_target(s, e);
 		}
 	}
+	free(sec);
 }
 
 int dw_patch_plan_holds(const struct dw_patch_plan *plan, uint64_t offset)
@@ -881,6 +1317,8 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 	Elf *elf;
 	size_t nph;
 	int fd, err = 0;
+	struct stat st;
+	unsigned char *chunk = NULL;
 
 	memset(plan, 0, sizeof(*plan));
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -888,7 +1326,7 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = fstat(fd, &st) == 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_machine != EM_X86_64 || elf_getphdrnum(elf, &nph) != 0) {
 		err = -ENOEXEC;
@@ -912,20 +1350,25 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 		err = -ENOEXEC;
 		goto out;
 	}
+	if (plan->exec_size > UINT32_MAX) {
+		err = -EFBIG; /* (struct insn) */
+		goto out;
+	}
 	targets_init(&s, plan->exec_vaddr, plan->exec_size);
+	chunk = xmalloc(DECODE_CHUNK);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *data;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_addr < plan->exec_vaddr ||
 		    sh.sh_addr + sh.sh_size > plan->exec_vaddr + plan->exec_size)
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
+		/* (what elf_getdata would not read: none, or past the end) */
+		if (!sh.sh_size || sh.sh_offset > (uint64_t)st.st_size ||
+		    sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
 			continue;
 		add_target(&s, sh.sh_addr);
-		err = decode_section(&s, data->d_buf, data->d_size, sh.sh_addr);
+		err = decode_section_fd(&s, fd, sh.sh_offset, sh.sh_size, sh.sh_addr, chunk);
 		if (err)
 			break;
 	}
@@ -935,10 +1378,13 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 		free(s.in);
 		free(s.pads);
 		free(s.targets);
+		free(s.starts);
+		free(s.sites);
 		goto out;
 	}
 	plan_finish(&s, plan);
 out:
+	free(chunk);
 	if (elf)
 		elf_end(elf);
 	close(fd);

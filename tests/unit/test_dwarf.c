@@ -438,6 +438,112 @@ static void same_plan(const struct dw_patch_plan *a, const struct dw_patch_plan 
 	}
 }
 
+/* dw_insn_brief must say what Zydis says wherever it answers. */
+static void same_brief(const unsigned char *p, size_t n, size_t *answered)
+{
+	struct dw_insn_brief b, z;
+
+	if (!dw_insn_brief(p, n, &b))
+		return;
+	(*answered)++;
+	if (!dw_insn_brief_ref(p, n, &z) || b.len != z.len || b.kind != z.kind ||
+	    b.reg != z.reg || b.rel != z.rel) {
+		char hex[64] = "";
+
+		for (size_t k = 0; k < 15 && k < n; k++)
+			snprintf(hex + strlen(hex), sizeof(hex) - strlen(hex), " %02x", p[k]);
+		fail_msg("insnlen.c and Zydis differ on%s: len %u/%u kind %u/%u reg %d/%d rel %lld/%lld",
+			 hex, b.len, z.len, b.kind, z.kind, b.reg, z.reg, (long long)b.rel,
+			 (long long)z.rel);
+	}
+}
+
+/* The executable mapping of libc in this process: *START, *END and its
+ * file's PATH and OFFSET; 0 when there is none. */
+static int libc_code(uintptr_t *start, uintptr_t *end, char *path, size_t len,
+		     uint64_t *offset)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], perms[8], file[400];
+	unsigned long long off;
+	int found = 0;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		file[0] = 0;
+		if (sscanf(line, "%lx-%lx %7s %llx %*s %*s %399s", start, end, perms, &off, file) >= 4 &&
+		    strcmp(perms, "r-xp") == 0 && strstr(file, "/libc.so.6")) {
+			snprintf(path, len, "%s", file);
+			*offset = off;
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The planner reads most instructions from insnlen.c's tables rather than
+ * Zydis: at every byte offset of libc's code and on generated encodings
+ * (prefixes, maps, ModRM and SIB forms), where the tables answer they say
+ * what Zydis does, and libc's plan is byte for byte the one Zydis alone
+ * makes (chaos's too).
+ */
+static void test_insn_brief(void **state)
+{
+	static const uint8_t prefixes[] = { 0x66, 0xf2, 0xf3, 0x2e, 0x3e, 0x26, 0x36,
+					    0x64, 0x65, 0xf0, 0x67, 0x40, 0x41, 0x44,
+					    0x48, 0x49, 0x4c, 0x4d, 0x4f, 0x66 };
+	struct dw_patch_plan want, got;
+	uintptr_t start, end;
+	char path[400];
+	uint64_t off, x = 0x9e3779b97f4a7c15ULL;
+	size_t answered = 0;
+
+	(void)state;
+	for (uint32_t k = 0; k < 1000000; k++) {
+		unsigned char buf[20];
+		size_t i = 0, np;
+
+		for (size_t b = 0; b < sizeof(buf); b++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[b] = (unsigned char)x;
+		}
+		np = buf[19] % 4;
+		for (size_t j = 0; j < np; j++, i++)
+			buf[i] = prefixes[buf[i + 10] % sizeof(prefixes)];
+		if (buf[18] % 3 == 0) {
+			buf[i] = 0x0f;
+			if (buf[17] % 4 == 0)
+				buf[i + 1] = buf[17] & 4 ? 0x3a : 0x38;
+		}
+		same_brief(buf, 15, &answered);
+		same_brief(buf, 1 + buf[16] % 15, &answered); /* cut short */
+	}
+	assert_true(answered > 100000);
+	if (!libc_code(&start, &end, path, sizeof(path), &off)) {
+		print_message("no libc.so.6 mapped: its code not checked\n");
+		return;
+	}
+	answered = 0;
+	for (uintptr_t a = start; a < end; a++)
+		same_brief((const unsigned char *)a, end - a, &answered);
+	assert_true(answered > (end - start) / 8);
+	for (unsigned density = 0; density <= 20; density += 20) {
+		dw_patch_zydis_only = 1;
+		assert_int_equal(dw_patch_plan_file(path, off, 5, density, &want), 0);
+		dw_patch_zydis_only = 0;
+		assert_int_equal(dw_patch_plan_file(path, off, 5, density, &got), 0);
+		assert_true(want.n > 1000);
+		same_plan(&want, &got);
+		assert_int_equal(want.ntarget, got.ntarget);
+		dw_patch_plan_free(&want);
+		dw_patch_plan_free(&got);
+	}
+}
+
 /* Plan OFF of this test's own file through the cache in DIR: it must
  * equal WANT, and be read from the cache when HIT_WANTED. */
 static void plan_again(const char *dir, uint64_t off, const struct dw_patch_plan *want,
@@ -717,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_loop_insn),
 		cmocka_unit_test(test_target_inside),
 		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_insn_brief),
 		cmocka_unit_test(test_plan_cache),
 		cmocka_unit_test(test_insn_cache),
 		cmocka_unit_test(test_cache_prune),
