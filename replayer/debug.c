@@ -558,6 +558,8 @@ int replay_dbg_interrupted(struct dbg *d)
 
 	if (d->interrupt || d->quit)
 		return 1;
+	if (d->fd < 0)
+		return 0; /* (not connected yet: nothing to hear) */
 	n = recv(d->fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
 		d->quit = 1;
@@ -654,7 +656,8 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 
 /* The first connection on LISTEN_FD from this process's user: another
  * user's is closed unserved (its gdb sees the connection end), with a
- * line, and the wait goes on. The descriptor, or -1 after a message. */
+ * line, and the wait goes on. The descriptor, or -1 after a message (none
+ * when the socket was shut). */
 static int accept_owner(int listen_fd)
 {
 	for (;;) {
@@ -663,6 +666,8 @@ static int accept_owner(int listen_fd)
 
 		if (fd < 0 && errno == EINTR)
 			continue;
+		if (fd < 0 && errno == EINVAL)
+			return -1; /* shut: the gdb `hermit replay` started ended */
 		if (fd < 0) {
 			hm_error("cannot accept gdb's connection: %s", hm_strerror(errno));
 			return -1;
@@ -678,6 +683,29 @@ static int accept_owner(int listen_fd)
 				 (unsigned)uid, (unsigned)getuid());
 		close(fd);
 	}
+}
+
+/* Once: tell `hermit replay` that the replay is ready (it prints the
+ * command or starts gdb then), and accept gdb. 0, or -1 (d->quit set)
+ * when no gdb came (`hermit replay` shuts the listening socket when the
+ * gdb it started ended first). */
+int replay_dbg_connect(struct dbg *d)
+{
+	struct replay_news news = { REPLAY_NEWS_READY, 0 };
+
+	if (d->fd >= 0)
+		return 0;
+	if (d->news_fd >= 0)
+		hm_write_all(d->news_fd, &news, sizeof(news));
+	d->fd = accept_owner(d->listen_fd);
+	if (d->fd < 0) {
+		d->quit = 1;
+		return -1;
+	}
+	news = (struct replay_news){ REPLAY_NEWS_SERVER, (int)getpid() }; /* it serves */
+	if (d->news_fd >= 0)
+		hm_write_all(d->news_fd, &news, sizeof(news));
+	return 0;
 }
 
 int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *source,
@@ -701,9 +729,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 	memset(&d, 0, sizeof(d));
 	d.rc = rc;
 	replay_cp_init(&d, life_fd, news_fd);
-	d.fd = accept_owner(listen_fd);
-	if (d.fd < 0)
-		return HM_EXIT_INTERNAL;
+	d.fd = -1; /* accepted at the program's first instruction */
+	d.listen_fd = listen_fd;
 	d.ops = (struct rsp_target_ops){
 		.read_regs = op_read_regs,
 		.read_mem = op_read_mem,
@@ -750,6 +777,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 		}
 		/* The recording is played out: gdb hears how it ended. */
 		status = res.exit_status;
+		if (replay_dbg_connect(&d) < 0) /* (it ended before it began) */
+			break;
 		{
 			struct rsp_stop st = { .kind = RSP_STOP_EXITED, .status = status & 0xff };
 
@@ -785,6 +814,8 @@ int replay_debug(struct replay_recording *rc, int listen_fd, struct rec_source *
 	}
 	rsp_session_free(d.rsp);
 	replay_hits_free(&d.hits);
+	if (d.fd < 0)
+		return HM_EXIT_INTERNAL; /* no gdb came */
 	close(d.fd);
 	return status;
 }

@@ -128,7 +128,8 @@ struct holder {
 };
 
 struct dbg {
-	int fd; /* gdb's connection */
+	int fd;	       /* gdb's connection (-1: not yet accepted) */
+	int listen_fd; /* where it comes from */
 	struct rsp_session *rsp;
 	struct rsp_target_ops ops;
 	const struct replay_recording *rc;
@@ -263,6 +264,9 @@ enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *s
 /* While the replay runs: 1 when gdb sent Ctrl-C (stop now, with SIGINT)
  * or left (d->quit: end the run). */
 int replay_dbg_interrupted(struct dbg *d);
+/* Accept gdb, once, after telling `hermit replay` the replay is ready:
+ * 0, or -1 with d->quit set. */
+int replay_dbg_connect(struct dbg *d);
 
 /* ---- peer.c: who connected ---- */
 

@@ -103,16 +103,21 @@ int replay_gdb(const struct replay_options *o);
 /* ---- debug.c: the replay under gdb ---- */
 
 /* What the process serving gdb tells `hermit replay` on NEWS_FD (a pipe):
- * that it serves now (a checkpoint took over: value is its pid), or the
- * replay's status, the last word. */
-enum { REPLAY_NEWS_SERVER = 1, REPLAY_NEWS_STATUS = 2 };
+ * that the replay is at the program's first instruction and gdb's
+ * connection is awaited now (READY, once), that it serves now (a
+ * checkpoint took over: value is its pid), or the replay's status, the
+ * last word. */
+enum { REPLAY_NEWS_SERVER = 1, REPLAY_NEWS_STATUS = 2, REPLAY_NEWS_READY = 3 };
 struct replay_news {
 	int kind;
 	int value;
 };
 
-/* Accept gdb on LISTEN_FD and replay RC for it, again and again as it
- * goes back, until it leaves; REOPEN rewinds SOURCE before each replay
+/* Replay RC to the program's first instruction, say READY on NEWS_FD,
+ * accept gdb on LISTEN_FD (so that gdb's first packets are answered at
+ * once, within its 2 s remotetimeout, however long the start took on a
+ * busy host) and replay for it, again and again as it goes back, until it
+ * leaves; REOPEN rewinds SOURCE before each replay
  * after the first. LIFE_FD (>= 0: checkpoints are made) is a pipe whose
  * far end `hermit replay` holds: it ends the checkpoints' processes when
  * that process ends; a checkpoint that takes over says so on NEWS_FD.

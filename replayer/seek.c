@@ -979,6 +979,9 @@ int replay_dbg_at_start(void *ctx)
 {
 	struct dbg *d = ctx;
 
+	if (replay_dbg_connect(d) < 0)
+		return 1; /* (the stop ends the replay: d->quit) */
+
 	count_reset(d, 0);
 	d->cur = (struct pos){ .anchor = AT_START, .frames = 0 };
 	moved(d);

@@ -206,23 +206,21 @@ static int listen_local(int *port)
 	return fd;
 }
 
-/* Wait until gdb (child GDB) connects to LISTEN_FD: 0, or -1 with a
- * message when it ended first (not installed, or the user quit). */
-static int wait_for_gdb(int listen_fd, pid_t gdb)
-{
-	for (;;) {
-		struct pollfd p = { .fd = listen_fd, .events = POLLIN };
-		int st;
+/* What `hermit replay` does when the replay is at the program's first
+ * instruction: print the command for gdb (--gdbserver-only), or start gdb
+ * (PID then). Not before: gdb gives the stub 2 s (its remotetimeout) for
+ * each of its first packets, and the start of a replay (launch, patching
+ * the program and its libraries) can take longer on a busy host; gdb then
+ * takes a late reply to qSupported for the reply to vMustReplyEmpty and
+ * gives up ("Remote replied unexpectedly"). */
+struct ready {
+	const struct replay_options *o;
+	const char *target, *exe;
+	pid_t pid;	/* gdb's, once started (0: none, or reaped) */
+	int connected; /* the server said it serves (gdb connected) */
+};
 
-		if (poll(&p, 1, 200) > 0)
-			return 0;
-		if (waitpid(gdb, &st, WNOHANG) == gdb) {
-			if (!(WIFEXITED(st) && WEXITSTATUS(st) == HM_EXIT_NOTFOUND))
-				hm_error("gdb ended before it connected to the replay");
-			return -1;
-		}
-	}
-}
+static void start_gdb(struct ready *r);
 
 /*
  * Serve gdb in a child, and wait for the replay's status. With checkpoints
@@ -232,7 +230,7 @@ static int wait_for_gdb(int listen_fd, pid_t gdb)
  * far end closes and the checkpoints' processes that are left end too.
  */
 static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_source *source,
-			struct rewind *rw)
+			struct rewind *rw, struct ready *ready)
 {
 	int status_pipe[2], life[2], status = HM_EXIT_INTERNAL;
 	pid_t server;
@@ -273,8 +271,20 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 		for (;;) {
 			int n = poll(&p, 1, 500);
 
-			while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
-				;
+			pid_t w;
+			int st;
+
+			while ((w = waitpid(-1, &st, WNOHANG | __WALL)) > 0) {
+				if (w != ready->pid)
+					continue;
+				/* gdb is gone: a server still waiting for it
+				 * stops waiting (its accept fails). */
+				if (!ready->connected &&
+				    !(WIFEXITED(st) && WEXITSTATUS(st) == HM_EXIT_NOTFOUND))
+					hm_error("gdb ended before it connected to the replay");
+				ready->pid = 0;
+				shutdown(listen_fd, SHUT_RDWR);
+			}
 			if (n < 0 && errno != EINTR)
 				break;
 			if (n > 0) {
@@ -284,7 +294,14 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 					status = news.value;
 					break;
 				}
+				if (news.kind == REPLAY_NEWS_READY) {
+					start_gdb(ready);
+					if (ready->pid < 0)
+						shutdown(listen_fd, SHUT_RDWR);
+					continue;
+				}
 				server = news.value;
+				ready->connected = 1;
 				gone = 0;
 			} else if (kill(server, 0) < 0 && errno == ESRCH) {
 				/* (A checkpoint taking over says so a moment after
@@ -349,6 +366,31 @@ static int serve_replay(struct replay_recording *rc, int listen_fd, struct rec_s
 	"hermit-sync\n"                                                                            \
 	"end\n"
 
+static void start_gdb(struct ready *r)
+{
+	if (r->o->gdbserver_only) {
+		printf("gdb -ex '%s' %s\n", r->target, r->exe);
+		fflush(stdout);
+		return;
+	}
+	r->pid = fork();
+	if (r->pid == 0) {
+		const char *g = r->o->gdb ? r->o->gdb : "gdb";
+		char hooks[32] = "/dev/null";
+		int h = memfd_create("hermit-gdb-hooks", 0);
+
+		/* The hooks above, in a memfd (gdb seeks in it). */
+		if (h >= 0 &&
+		    write(h, GDB_HOOKS, sizeof(GDB_HOOKS) - 1) == (ssize_t)sizeof(GDB_HOOKS) - 1)
+			snprintf(hooks, sizeof(hooks), "/dev/fd/%d", h);
+		execlp(g, g, "-q", "-x", hooks, "-ex", r->target, r->exe, (char *)NULL);
+		hm_error("cannot run '%s': %s", g, hm_strerror(errno));
+		_exit(HM_EXIT_NOTFOUND);
+	}
+	if (r->pid < 0)
+		hm_error("cannot start gdb: %s", hm_strerror(errno));
+}
+
 int replay_gdb(const struct replay_options *o)
 {
 	char *id, path[4096], target[64];
@@ -357,8 +399,8 @@ int replay_gdb(const struct replay_options *o)
 	struct rec_source source = { &src, source_peek, source_take };
 	struct rewind rw = { &src, path };
 	const char *exe;
+	struct ready ready;
 	int status = prepare(o, &id, &rc, path, sizeof(path)), port = o->port, fd, err;
-	pid_t gdb = 0;
 
 	if (status) {
 		free(id);
@@ -373,50 +415,21 @@ int replay_gdb(const struct replay_options *o)
 		goto out;
 	}
 	snprintf(target, sizeof(target), "target extended-remote 127.0.0.1:%d", port);
-	if (o->gdbserver_only) {
-		printf("gdb -ex '%s' %s\n", target, exe);
-		fflush(stdout);
-	} else {
-		gdb = fork();
-		if (gdb == 0) {
-			const char *g = o->gdb ? o->gdb : "gdb";
-			char hooks[32] = "/dev/null";
-			int h = memfd_create("hermit-gdb-hooks", 0);
-
-			/* The hooks above, in a memfd (gdb seeks in it). */
-			if (h >= 0 && write(h, GDB_HOOKS, sizeof(GDB_HOOKS) - 1) ==
-					      (ssize_t)sizeof(GDB_HOOKS) - 1)
-				snprintf(hooks, sizeof(hooks), "/dev/fd/%d", h);
-			execlp(g, g, "-q", "-x", hooks, "-ex", target, exe, (char *)NULL);
-			hm_error("cannot run '%s': %s", g, hm_strerror(errno));
-			_exit(HM_EXIT_NOTFOUND);
-		}
-		if (gdb < 0) {
-			hm_error("cannot start gdb: %s", hm_strerror(errno));
-			status = HM_EXIT_INTERNAL;
-			goto out_fd;
-		}
-	}
-	if (gdb > 0 && wait_for_gdb(fd, gdb) < 0) {
-		status = HM_EXIT_INTERNAL;
-		gdb = 0; /* reaped */
-		goto out_fd;
-	}
+	ready = (struct ready){ o, target, exe, 0, 0 };
 	err = replay_log_open(path, &src.log);
 	if (err) {
 		hm_error("cannot replay '%s': events.xz: %s", id, hm_strerror(err));
 		status = HM_EXIT_INTERNAL;
-		goto out_gdb;
+		goto out_fd;
 	}
 	/* gdb on this terminal: its Ctrl-C is gdb's to turn into a stop. */
-	rc.opts.debugger_has_terminal = gdb > 0;
-	status = serve_replay(&rc, fd, &source, &rw);
+	rc.opts.debugger_has_terminal = !o->gdbserver_only;
+	status = serve_replay(&rc, fd, &source, &rw, &ready);
 	replay_log_close(src.log);
-out_gdb:
-	if (gdb > 0) {
+	if (ready.pid > 0) {
 		int st;
 
-		while (waitpid(gdb, &st, 0) < 0 && errno == EINTR)
+		while (waitpid(ready.pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
 out_fd:
