@@ -144,6 +144,8 @@ struct dbg {
 	int owe_reply; /* a stop reply is due at the next stop */
 	int quit;      /* gdb left, or killed the target */
 	int interrupt; /* gdb sent Ctrl-C while the replay ran */
+	int sigint;    /* the stop is Ctrl-C's: reply SIGINT */
+	int rerun;     /* end this replay and replay again (mode, target) */
 	/* Every hit since event known_from of each breakpoint with `known` is
 	 * in `hits`: the replay went on from a checkpoint there (or the start)
 	 * with them in, and none was taken out to go by steps since (seek.c). */
@@ -151,8 +153,6 @@ struct dbg {
 	uint64_t known_from;
 	/* CLOCK_MONOTONIC when the connection was last looked at (debug.c) */
 	uint64_t peeked_ns;
-	int sigint;    /* the stop is Ctrl-C's: reply SIGINT */
-	int rerun;     /* end this replay and replay again (mode, target) */
 
 	struct bp bps[MAX_BPS];
 	size_t nbps;
