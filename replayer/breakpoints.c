@@ -44,6 +44,7 @@ void replay_dbg_insert_bps(struct dbg *d)
 void replay_dbg_remove_bps(struct dbg *d)
 {
 	d->hits.whole = 0;
+	d->known = 0;
 	for (size_t i = 0; i < d->nbps; i++) {
 		if (d->bps[i].inserted)
 			tracer_poke_byte(d->tgid, d->bps[i].addr, &d->bps[i].orig, NULL);

@@ -407,8 +407,12 @@ static int hold(struct dbg *d, struct rec_cp *cp, int fd, uint64_t frames)
 	for (size_t i = 0; i < d->ncopy_bps; i++)
 		tracer_poke_byte(pid, d->copy_bps[i].addr, &d->copy_bps[i].orig, NULL);
 	/* As a replay from the start has them from its first stop on. */
-	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored)
+	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored) {
 		replay_dbg_insert_bps(d);
+		replay_dbg_known_since(d, frames);
+	} else {
+		d->known = 0;
+	}
 	if (d->wsnap_due) {
 		replay_dbg_watch_snapshot(d);
 		d->wsnap_due = 0;

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/common.h"
@@ -247,10 +248,12 @@ static int op_set_breakpoint(void *t, int type, uint64_t addr, int kind, int ins
 		if (b && b->internal) {
 			b->internal = 0; /* gdb's now, its hits not all known */
 			b->whole = 0;
+			b->known = 0;
 		} else if (b && b->removed) {
 			/* Put back with only single steps since it was taken out
 			 * (gdb steps off a breakpoint that way): none missed. */
 			b->whole = b->whole && b->removed_at == d->conts;
+			b->known = b->known && b->removed_at == d->conts;
 			b->removed = 0;
 		} else if (!b) {
 			if (d->nbps == MAX_BPS)
@@ -551,7 +554,7 @@ static void serve(struct dbg *d)
  * taken; one that came with the resume's packet set d->interrupt already),
  * or because gdb is gone (d->quit). Packets stay where they are: gdb goes
  * on talking after a `monitor goto`, whose seek answers them when done. */
-int replay_dbg_interrupted(struct dbg *d)
+int replay_dbg_interrupted_now(struct dbg *d)
 {
 	uint8_t c;
 	ssize_t n;
@@ -566,6 +569,28 @@ int replay_dbg_interrupted(struct dbg *d)
 	else if (n == 1 && c == 0x03 && recv(d->fd, &c, 1, MSG_DONTWAIT) == 1)
 		d->interrupt = 1;
 	return d->interrupt || d->quit;
+}
+
+/* The same at most once a millisecond (PEEK_NS): it is asked at every
+ * event and every step, and a recv there was one syscall more per event,
+ * next to the seven of replaying it (docs/gdb.md "Speed of going back").
+ * The clock is the vDSO's: hermit itself runs untraced. */
+#define PEEK_NS 1000000
+
+int replay_dbg_interrupted(struct dbg *d)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (d->interrupt || d->quit)
+		return 1;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
+		now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		if (d->peeked_ns && now - d->peeked_ns < PEEK_NS)
+			return 0;
+		d->peeked_ns = now;
+	}
+	return replay_dbg_interrupted_now(d);
 }
 
 static void reply_stop(struct dbg *d, int vtid)

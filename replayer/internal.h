@@ -110,6 +110,7 @@ struct bp {
 	uint8_t orig;
 	int inserted;
 	int whole;	     /* set since the replay's start: its hits are all in `hits` */
+	int known;	     /* in since event known_from (struct dbg): those hits are in `hits` */
 	int removed;	     /* gdb took it out (it may put it back) */
 	uint64_t removed_at; /* the number of continues when it was taken out */
 	int internal;	     /* not gdb's: a seek's target is a trap here (seek.c) */
@@ -146,6 +147,13 @@ struct dbg {
 	int interrupt; /* gdb sent Ctrl-C while the replay ran */
 	int sigint;    /* the stop is Ctrl-C's: reply SIGINT */
 	int rerun;     /* end this replay and replay again (mode, target) */
+	/* Every hit since event known_from of each breakpoint with `known` is
+	 * in `hits`: the replay went on from a checkpoint there (or the start)
+	 * with them in, and none was taken out to go by steps since (seek.c). */
+	int known;
+	uint64_t known_from;
+	/* CLOCK_MONOTONIC when the connection was last looked at (debug.c) */
+	uint64_t peeked_ns;
 
 	struct bp bps[MAX_BPS];
 	size_t nbps;
@@ -262,7 +270,9 @@ uint64_t replay_dbg_ticks_of(const struct rec_dbg_stop *st);
 uint64_t replay_dbg_pc_of(pid_t tid);
 enum rec_dbg_go replay_dbg_live_stop(struct dbg *d, const struct rec_dbg_stop *st);
 /* While the replay runs: 1 when gdb sent Ctrl-C (stop now, with SIGINT)
- * or left (d->quit: end the run). */
+ * or left (d->quit: end the run). _now looks at the connection each time;
+ * the other at most once a millisecond (for every event and step). */
+int replay_dbg_interrupted_now(struct dbg *d);
 int replay_dbg_interrupted(struct dbg *d);
 /* Accept gdb, once, after telling `hermit replay` the replay is ready:
  * 0, or -1 with d->quit set. */
@@ -331,6 +341,8 @@ void replay_dbg_describe(const struct pos *p, char *out, size_t size);
 /* Replay again (d->rerun), in MODE, to TARGET. */
 void replay_dbg_seek(struct dbg *d, enum mode mode, const struct pos *target);
 int replay_dbg_reverse_by_hits(struct dbg *d);
+/* The breakpoints set now are all in from event FRAMES on (0: the start). */
+void replay_dbg_known_since(struct dbg *d, uint64_t frames);
 void replay_dbg_plan_reverse(struct dbg *d);
 void replay_dbg_finish_scan(struct dbg *d, int alive);
 /* struct rec_debugger's hooks (recorder/recorder.h), CTX a struct dbg. */

@@ -65,6 +65,21 @@ static void hit_here(struct dbg *d)
 		replay_hits_add(&d->hits, &d->cur, d->moves);
 }
 
+static int is_known_bp(void *ctx, uint64_t pc)
+{
+	struct bp *b = replay_dbg_bp_at(ctx, pc);
+
+	return b && b->known;
+}
+
+void replay_dbg_known_since(struct dbg *d, uint64_t frames)
+{
+	d->known = 1;
+	d->known_from = frames;
+	for (size_t i = 0; i < d->nbps; i++)
+		d->bps[i].known = !d->bps[i].removed;
+}
+
 static int is_whole_bp(void *ctx, uint64_t pc)
 {
 	struct bp *b = replay_dbg_bp_at(ctx, pc);
@@ -272,6 +287,47 @@ int replay_dbg_reverse_by_hits(struct dbg *d)
 	return 1;
 }
 
+/*
+ * reverse-continue, when the hits are not known since the start: this
+ * replay went on from a checkpoint (event known_from) with every
+ * breakpoint set now in, so the hits since then are known too. The last
+ * one before the current position, when there is one since that event, is
+ * where to go; else the search starts with the stretch before the
+ * checkpoint, as a search that found nothing after it goes on (a search
+ * that found its hit near the end of a stretch, then went to it, needs not
+ * look at that stretch again for the next reverse-continue). 1 when it
+ * decided.
+ */
+static int reverse_by_known(struct dbg *d)
+{
+	const struct pos *last;
+
+	if (!d->known || replay_dbg_watching(d))
+		return 0;
+	for (size_t i = 0; i < d->nbps; i++) {
+		if (!d->bps[i].removed && !d->bps[i].internal && !d->bps[i].known)
+			return 0;
+	}
+	last = replay_hits_last(&d->hits, d->moves, is_known_bp, d);
+	if (last && (last->anchor == AT_EXEC || last->frames < d->known_from))
+		last = NULL; /* (from an earlier replay: some may be missing after it) */
+	if (last) {
+		struct pos to = *last;
+
+		hm_debug("debugger: the last hit since event %" PRIu64 " is known", d->known_from);
+		replay_dbg_seek(d, TO_POS, &to);
+	} else if (d->known_from) {
+		struct pos from = { .anchor = AT_EVENT, .frames = d->known_from };
+
+		hm_debug("debugger: no hit since event %" PRIu64 ": the search starts before it",
+			 d->known_from);
+		replay_dbg_seek(d, SCAN, &from);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 /* The stopped task at the trap `cur` (steps 0) came there by a call (or the
  * jump of a PLT entry a call went to) that targets its pc: the return
  * address on its stack follows a call to pc, or to a jmp through a pointer
@@ -369,7 +425,7 @@ void replay_dbg_plan_reverse(struct dbg *d)
 	if (d->how == RSP_RESUME_REVERSE_CONT) {
 		if (replay_dbg_reading(d))
 			replay_dbg_search_reads(d, &d->cur, 0); /* reads: by steps */
-		else if (!replay_dbg_reverse_by_hits(d))
+		else if (!replay_dbg_reverse_by_hits(d) && !reverse_by_known(d))
 			replay_dbg_seek(d, SCAN, &d->cur);
 		return;
 	}
@@ -549,7 +605,7 @@ static enum rec_dbg_go stopped(struct dbg *d, const struct rec_dbg_stop *st)
 		d->arrive_reason = 0;
 		return replay_dbg_live_stop(d, st);
 	}
-	if (d->mode != AT_END && replay_dbg_interrupted(d)) {
+	if (d->mode != AT_END && replay_dbg_interrupted_now(d)) {
 		/* Ctrl-C while it ran (forwards, or searching backwards):
 		 * stop wherever it is, as rr does; a breakpoint or watchpoint
 		 * stop that came with it answers it as it is. */
@@ -994,6 +1050,7 @@ int replay_dbg_at_start(void *ctx)
 	replay_dbg_purge_bps(d);
 	for (size_t i = 0; i < d->nbps; i++)
 		d->bps[i].whole = 1;
+	replay_dbg_known_since(d, 0);
 	return 1;
 }
 
@@ -1039,6 +1096,7 @@ int replay_dbg_at_exec(void *ctx, pid_t tid, pid_t tgid, int index, int stepping
 	d->pre_exec.anchor = AT_START; /* used */
 	moved(d);
 	replay_hits_add(&d->hits, &d->cur, d->moves); /* a floor (hits.c) */
+	d->known = 0; /* (going back across it is cross_exec's, by a scan) */
 	hm_debug("debugger: task %d exec'd (event %" PRIu64 ", exec %" PRIu64 ")", index, d->frames,
 		 d->execs);
 	if (d->mode == LIVE || d->mode == SCAN || d->mode == AT_END || !d->anchored)

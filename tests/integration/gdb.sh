@@ -60,8 +60,10 @@ serve() {
 		HERMIT_GDB_PORT=$port timeout -k 5 120 python3 "$TESTS_SRCDIR/gdb/$script" \
 			"$program" >"$WORK/$name.out" 2>&1
 	else
-		HERMIT_GDB_PORT=$port timeout -k 5 300 gdb -batch -nx -x "$TESTS_SRCDIR/gdb/$script" \
-			"$program" >"$WORK/$name.out" 2>&1
+		# (gdb waits 2 s for a reply by default: under load the first
+		# one, qSupported's, came later and the connect failed)
+		HERMIT_GDB_PORT=$port timeout -k 5 300 gdb -batch -nx -ex 'set remotetimeout 60' \
+			-x "$TESTS_SRCDIR/gdb/$script" "$program" >"$WORK/$name.out" 2>&1
 	fi
 	st=$?
 	wait "$server"
