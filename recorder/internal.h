@@ -141,6 +141,8 @@ struct task {
 						     * seek's tick, a replay's spin
 						     * breakpoint): budget_end stays */
 	int counting;				    /* the counter holds its budget now */
+	uint64_t page_left; /* what its last stop read in its counter, if > 0 */
+	uint64_t page_epoch; /* tracer_epoch() right after that read */
 	uint64_t preemptions;			    /* times it was set aside at a tick */
 	uint64_t out_digest;			    /* digest of what its current call sends out */
 	uint64_t timeslice;			    /* ticks it may run before others get a turn */

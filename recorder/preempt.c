@@ -269,6 +269,15 @@ void rec_ticks_resume(struct task *t)
 		t->counting = tracer_ticks_arm(t->tid, &hc) == 0;
 		return;
 	}
+	/* Nothing ran and nothing wrote the page since the stop read what the
+	 * counter holds, and that is the budget (a retried call's entry stop,
+	 * a syscall that used no ticks while others wait): the page is right
+	 * as it is, and a write is one syscall of the few a stop makes. A
+	 * count of 0 may stand for -1 (tracer_ticks_get): it is written. */
+	if (t->page_left && t->page_left == t->budget && t->page_epoch == tracer_epoch()) {
+		t->counting = 1;
+		return;
+	}
 	t->counting = tracer_ticks_set(t->tid, t->budget) == 0;
 }
 
@@ -277,11 +286,14 @@ void rec_ticks_stop(struct rec *r, struct task *t)
 	uint64_t left, used;
 
 	t->ticks_last = t->counting ? 0 : UINT64_MAX;
+	t->page_left = 0;
 	if (!t->counting)
 		return;
 	t->counting = 0;
 	if (tracer_ticks_get(t->tid, &left) < 0 || left > t->budget)
 		return;
+	t->page_left = left;
+	t->page_epoch = tracer_epoch();
 	used = t->budget - left;
 	t->extra_ticks += used;
 	t->ticks_last = used;
@@ -300,6 +312,7 @@ void rec_ticks_unstop(struct rec *r, struct task *t)
 	/* (taken back here: the exec must not take them back again) */
 	t->extra_ticks -= t->extra_ticks > t->ticks_last ? t->ticks_last : t->extra_ticks;
 	t->ticks_last = UINT64_MAX;
+	t->page_left = 0;
 	/* What it counts from here to the exec is lost at the exec, as under
 	 * `hermit run` and in a replay: no later stop (a signal from outside
 	 * before the exec) may read it. The new program's counter is armed
@@ -315,6 +328,7 @@ void rec_ticks_exec(struct rec *r, struct task *t)
 	uint64_t lost = t->extra_ticks > own ? t->extra_ticks - own : 0;
 
 	t->extra_ticks = 0;
+	t->page_left = 0; /* a new program, a new page */
 	if (r->opts->mode != REC_MODE_REPLAY || !lost || lost > t->tick_count)
 		return;
 	/* A run without the debugger's stops counted none of these: all it

@@ -27,9 +27,27 @@ static struct {
 	struct user_regs_struct regs;
 } last_regs;
 
+/* Counts the moments a tracee may have run (a stop waited for, a resume,
+ * a detach) or the Hermit page was written here: see tracer_epoch. */
+static uint64_t epoch;
+
+uint64_t tracer_epoch(void)
+{
+	return epoch;
+}
+
 void tracer_regs_forget(void)
 {
 	last_regs.tid = 0;
+	epoch++;
+}
+
+/* A write that reaches the Hermit page (a debugger's) changes what the
+ * tracer last read there. */
+static void written(uint64_t addr, size_t len)
+{
+	if (addr < TRACER_HPAGE + 4096 && addr + len > TRACER_HPAGE)
+		epoch++;
 }
 
 int tracer_get_regs(pid_t tid, struct user_regs_struct *regs)
@@ -57,8 +75,9 @@ int tracer_get_xstate(pid_t tid, void *buf, size_t size, size_t *len)
 
 int tracer_set_regs(pid_t tid, const struct user_regs_struct *regs)
 {
-	/* Read back, not taken from here: the kernel may adjust what it sets. */
-	tracer_regs_forget();
+	/* Read back, not taken from here: the kernel may adjust what it sets.
+	 * (The guest has not run: the epoch stays.) */
+	last_regs.tid = 0;
 	return ptrace(PTRACE_SETREGS, tid, 0, regs) < 0 ? -errno : 0;
 }
 
@@ -72,9 +91,10 @@ static int proc_mem(pid_t tid, uint64_t addr, void *buf, size_t len, int write)
 	fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (write)
+	if (write) {
+		written(addr, len);
 		n = pwrite(fd, buf, len, (off_t)addr);
-	else
+	} else
 		n = pread(fd, buf, len, (off_t)addr);
 	if (n < 0)
 		err = -errno;
@@ -126,6 +146,7 @@ int tracer_write_mem(pid_t tid, uint64_t addr, const void *buf, size_t len)
 
 	if (len == 0)
 		return 0;
+	written(addr, len);
 	n = process_vm_writev(tid, &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;

@@ -152,6 +152,11 @@ int tracer_get_regs(pid_t tid, struct user_regs_struct *regs);
 /* Forget the registers tracer_get_regs keeps: call it after anything that
  * lets a task run or changes its registers outside tracer_set_regs. */
 void tracer_regs_forget(void);
+/* A number that changes whenever a tracee may have run since (a stop was
+ * waited for, a task resumed or detached) or the Hermit page was written
+ * through tracer_write_mem or tracer_poke_mem: what was read of a tracee
+ * at one epoch still holds while the epoch is the same. */
+uint64_t tracer_epoch(void);
 /* The whole xsave area (xsave's standard layout) into BUF, SIZE bytes at
  * most: *LEN bytes of it. */
 int tracer_get_xstate(pid_t tid, void *buf, size_t size, size_t *len);
