@@ -17,6 +17,9 @@
 # on a local written in a loop, backwards (tests/gdb/rwatchlocal.py);
 # reverse-continue from single steps after a hit (tests/gdb/rcontsteps.py);
 # and going back by breakpoints put in late (tests/gdb/rcontlate.py).
+# gdb waits 60 s for the stub's replies, not its default 2: on a loaded
+# host (load 10 on 2 cores) the first reply came later, gdb went on to
+# vMustReplyEmpty and took the late qSupported reply for its answer.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed"
@@ -60,9 +63,9 @@ serve() {
 		HERMIT_GDB_PORT=$port timeout -k 5 120 python3 "$TESTS_SRCDIR/gdb/$script" \
 			"$program" >"$WORK/$name.out" 2>&1
 	else
-		# (gdb waits 2 s for a reply by default: under load the first
-		# one, qSupported's, came later and the connect failed)
-		HERMIT_GDB_PORT=$port timeout -k 5 300 gdb -batch -nx -ex 'set remotetimeout 60' \
+		# (gdb waits 2 s for a reply by default; hermit replay answers its
+		# first packets at once, but a busy host can delay any reply)
+		HERMIT_GDB_PORT=$port timeout -k 5 300 gdb -batch -nx -iex 'set remotetimeout 60' \
 			-x "$TESTS_SRCDIR/gdb/$script" "$program" >"$WORK/$name.out" 2>&1
 	fi
 	st=$?
@@ -85,7 +88,7 @@ HERMIT_CHECKPOINT_EVERY=1 serve replay-checkpoints replay.py "$GUESTS/gdbtwo"
 # `monitor goto` needs no flush there.
 cat >"$WORK/gdb-batch" <<EOF
 #!/bin/sh
-exec gdb -batch -nx "\$@" -x "$TESTS_SRCDIR/gdb/launch.py"
+exec gdb -batch -nx -iex 'set remotetimeout 60' "\$@" -x "$TESTS_SRCDIR/gdb/launch.py"
 EOF
 chmod +x "$WORK/gdb-batch"
 timeout -k 5 120 "$HERMIT" replay --gdb "$WORK/gdb-batch" >"$WORK/launch.out" 2>"$WORK/launch.err"
@@ -241,7 +244,7 @@ export HERMIT_DATA_DIR="$WORK/ticks-long"
 hm "$WORK/rec-long" record start -- "$GUESTS/ticks" 100000
 st=$?
 [ "$st" = 0 ] || { cat "$WORK/rec-long.err" >&2; fail "recording ticks 100000 exited $st"; }
-printf '#!/bin/sh\nexec gdb -nx -ex "set pagination off" -ex "set confirm off" "$@"\n' \
+printf '#!/bin/sh\nexec gdb -nx -iex "set remotetimeout 60" -ex "set pagination off" -ex "set confirm off" "$@"\n' \
 	>"$WORK/gdb-tty"
 chmod +x "$WORK/gdb-tty"
 timeout -k 5 300 python3 "$TESTS_SRCDIR/gdb/ctrlc.py" "$HERMIT" ticks-0 "$WORK/gdb-tty" \
