@@ -36,26 +36,10 @@ if pid == 0:
 def expect(pattern, timeout=60):
     """Read the terminal until PATTERN (bytes regex) shows after what was
     matched before; the match."""
-    global out
-    start = len(out)
-    deadline = time.time() + timeout
-    while True:
-        m = re.compile(pattern).search(out, expect.pos)
-        if m:
-            expect.pos = m.end()
-            return m
-        left = deadline - time.time()
-        if left <= 0:
-            fail("no %r on the terminal within %d s" % (pattern, timeout))
-        r, _, _ = select.select([fd], [], [], left)
-        if r:
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                data = b""
-            if not data:
-                fail("the terminal closed while waiting for %r (from %d)" % (pattern, start))
-            out += data
+    m = expect_maybe(pattern, timeout)
+    if not m:
+        fail("no %r on the terminal within %d s" % (pattern, timeout))
+    return m
 
 
 expect.pos = 0
