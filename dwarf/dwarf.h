@@ -277,6 +277,25 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		  struct dw_patch_site *sites, size_t *nsites);
 
 /*
+ * A thread stopped at PC inside SITE's count (dw_patch_emit's trampoline,
+ * between its trap and its last count instruction), put back at the site
+ * with the count not taken. A stop there that is not the trap's (an
+ * interrupt, a signal from outside, a debugger's Ctrl-C) comes between the
+ * count's read of the counter and its write, or between the budget's end
+ * and the trap's zero: resumed with another budget, the thread would write
+ * a stale count over it, and the ticks of the run would depend on where a
+ * wall-clock moment caught it. Undone, the thread runs the site again
+ * from the start. Returns 1 and the undoing into *U, or 0 when PC is
+ * elsewhere (the instructions taken along, counted already).
+ */
+struct dw_patch_undo {
+	int rcx_from_stack; /* %rcx = the 8 bytes at %rsp, before the next */
+	uint64_t rsp_add;   /* then %rsp += this */
+	int counter_add;    /* the counter += this (a count taken, given back) */
+};
+int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, struct dw_patch_undo *u);
+
+/*
  * What dw_patch_emit made for one mapping, in one kept body
  * (patchcache.c): set the fields it is made for, then dw_patch_out_alloc
  * and fill it (orig, then emit into patched, tramp and sites, then the trap

@@ -246,6 +246,81 @@ static void put_short_count(struct emitter *e, uint64_t counter, size_t mark)
 	put(e, (uint8_t[]){ (uint8_t)(int8_t)(mark - (e->len + 1)) }, 1);
 }
 
+/* Offsets in the long form from its first byte (put_long_count). */
+enum {
+	LONG_POP = 0,	/* trap: pop %rcx */
+	LONG_LEA_UP = 1, /* trap: lea 128(%rsp),%rsp */
+	LONG_TRAP = 9,
+	LONG_ENTRY = 10,
+	LONG_PUSH = 15,
+	LONG_LOAD = 16,
+	LONG_JRCXZ = 24,
+	LONG_DEC = 26,
+	LONG_STORE = 30,
+	LONG_POP2 = 38, /* the count is written */
+	LONG_LEA2 = 39,
+};
+/* And in the short form (put_short_count). */
+enum {
+	SHORT_ZERO = 0, /* trap: movq $0,COUNTER */
+	SHORT_TRAP = 12,
+	SHORT_ENTRY = 13,
+	SHORT_JS = 22, /* the count is written (-1: there was none) */
+};
+
+int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, struct dw_patch_undo *u)
+{
+	uint64_t off;
+
+	if ((site->kind != DW_PATCH_JUMP && site->kind != DW_PATCH_PAD) || !site->trap ||
+	    pc < site->tramp_start || pc >= site->tramp_end)
+		return 0;
+	memset(u, 0, sizeof(*u));
+	off = pc - site->tramp_start;
+	if (site->trap - site->tramp_start == SHORT_TRAP) {
+		switch (off) {
+		case SHORT_ZERO: /* -1 there, 0 after */
+		case SHORT_JS:
+			u->counter_add = 1;
+			break;
+		case SHORT_TRAP:
+		case SHORT_ENTRY:
+			break;
+		default:
+			return 0;
+		}
+		return 1;
+	}
+	if (site->trap - site->tramp_start != LONG_TRAP)
+		return 0;
+	switch (off) {
+	case LONG_POP2:
+		u->counter_add = 1;
+		/* fall through */
+	case LONG_POP:
+	case LONG_LOAD:
+	case LONG_JRCXZ:
+	case LONG_DEC:
+	case LONG_STORE:
+		u->rcx_from_stack = 1;
+		u->rsp_add = 8 + 128;
+		break;
+	case LONG_LEA2:
+		u->counter_add = 1;
+		/* fall through */
+	case LONG_LEA_UP:
+	case LONG_PUSH:
+		u->rsp_add = 128;
+		break;
+	case LONG_TRAP:
+	case LONG_ENTRY:
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t *code,
 		  uint64_t code_addr, size_t code_len, uint8_t *patched, uint8_t *tramp,
 		  uint64_t tramp_addr, size_t tramp_cap, uint64_t counter,

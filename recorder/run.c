@@ -858,6 +858,12 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 	if (t->system == 1) {
 		on_system_stop(r, t, s);
 	} else {
+		/* Stopped at a wall-clock moment, maybe inside a site's count:
+		 * at the site instead, before the counter is read (a budget
+		 * written over a count half done would be lost). */
+		if (t->counting && (s->kind == TRACER_EVENT_STOP || s->kind == TRACER_GROUP_STOP ||
+				    (s->kind == TRACER_SIGNAL && s->sig != SIGTRAP)))
+			tracer_ticks_settle(t->tid, t->tgid);
 		rec_ticks_stop(r, t);
 		on_guest_stop(r, t, s);
 	}

@@ -756,6 +756,65 @@ static const struct dw_patch_site *trap_at(const struct proc *pr, uint64_t addr)
 	return NULL;
 }
 
+/* The site whose trampoline holds PC (its trap and count before it). */
+static const struct dw_patch_site *tramp_site(const struct proc *pr, uint64_t pc)
+{
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct patched *p = pr->maps[i];
+		size_t a = 0, b = p->out.ntraps;
+
+		if (pc < p->tramp_addr || pc >= p->tramp_addr + p->tramp_len)
+			continue;
+		/* The first trap past PC + 12 (a trap is 9 or 12 bytes into
+		 * its trampoline): PC's is one of the two before it. */
+		while (a < b) {
+			size_t m = (a + b) / 2;
+
+			if (p->out.traps[2 * m] <= pc + 12)
+				a = m + 1;
+			else
+				b = m;
+		}
+		for (size_t k = a; k > 0 && k + 2 > a; k--) {
+			const struct dw_patch_site *s = &p->out.sites[p->out.traps[2 * (k - 1) + 1]];
+
+			if (pc >= s->tramp_start && pc < s->tramp_end)
+				return s;
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+int tracer_ticks_settle(pid_t tid, pid_t tgid)
+{
+	const struct proc *pr = proc_find(tgid);
+	const struct dw_patch_site *s;
+	struct dw_patch_undo u;
+	struct user_regs_struct regs;
+
+	if (!pr || tracer_get_regs(tid, &regs) < 0)
+		return 0;
+	s = tramp_site(pr, regs.rip);
+	if (!s || !dw_patch_settle(s, regs.rip, &u))
+		return 0;
+	if (u.rcx_from_stack &&
+	    tracer_read_mem(tid, regs.rsp, &regs.rcx, sizeof(regs.rcx)) < 0)
+		return -ESRCH;
+	regs.rsp += u.rsp_add;
+	if (u.counter_add) {
+		uint64_t c;
+
+		if (tracer_read_mem(tid, TRACER_HPAGE_COUNTER, &c, sizeof(c)) < 0 ||
+		    tracer_ticks_set(tid, c + (uint64_t)u.counter_add) < 0)
+			return -ESRCH;
+	}
+	hm_trace("thread %d stopped in the count of site %#llx (+%llu): put back there", tid,
+		 (unsigned long long)s->addr, (unsigned long long)(regs.rip - s->tramp_start));
+	regs.rip = s->addr;
+	return tracer_set_regs(tid, &regs) < 0 ? -ESRCH : 1;
+}
+
 int tracer_ticks_trap(pid_t tid, pid_t tgid, int stepped, uint64_t *site)
 {
 	const struct proc *pr = proc_find(tgid);

@@ -385,6 +385,12 @@ int tracer_ticks_site(pid_t tgid, uint64_t addr, uint64_t *start, size_t *len, u
 /* BUF holds LEN bytes of process TGID's memory read at ADDR: put back the
  * original bytes where hermit patched them. */
 void tracer_ticks_hide(pid_t tgid, uint64_t addr, uint8_t *buf, size_t len);
+/* TID of process TGID, stopped where no trap of a site stopped it (an
+ * interrupt, a signal), inside a site's count: put back at the site with
+ * the count not taken (dw_patch_settle), so that a budget written before
+ * it goes on is not overwritten. 1 when it was, 0 when it was not there,
+ * -errno. */
+int tracer_ticks_settle(pid_t tid, pid_t tgid);
 /* If PC lies in one of TGID's trampolines: the start of the site it
  * stands for into *ORIG, and 1. */
 int tracer_ticks_original_pc(pid_t tgid, uint64_t pc, uint64_t *orig);

@@ -141,22 +141,24 @@ static int short_form(const struct dw_patch_site *site)
 	return memcmp((const void *)(uintptr_t)site->tramp_start, "\x48\xc7\x04\x25", 4) == 0;
 }
 
-/* f(n): count n down with a backward jne rel8 (takes `sub` along). */
+/* count_down(n): count n down with a backward jne rel8 (takes `sub`
+ * along). */
+static const uint8_t count_down[] = {
+	0x48, 0x89, 0xf8,	/* mov %rdi,%rax */
+	0x31, 0xd2,		/* xor %edx,%edx */
+	0x48, 0x83, 0xc2, 0x01, /* L: add $1,%rdx */
+	0x48, 0x83, 0xe8, 0x01, /* sub $1,%rax */
+	0x75, 0xf6,		/* jne L */
+	0x48, 0x89, 0xd0,	/* mov %rdx,%rax */
+	0xc3,
+};
+
 static void test_jcc_rel8(void **state)
 {
-	static const uint8_t code[] = {
-		0x48, 0x89, 0xf8,	/* mov %rdi,%rax */
-		0x31, 0xd2,		/* xor %edx,%edx */
-		0x48, 0x83, 0xc2, 0x01, /* L: add $1,%rdx */
-		0x48, 0x83, 0xe8, 0x01, /* sub $1,%rax */
-		0x75, 0xf6,		/* jne L */
-		0x48, 0x89, 0xd0,	/* mov %rdx,%rax */
-		0xc3,
-	};
 	struct dw_patch_plan plan;
 
 	(void)state;
-	check(code, sizeof(code), 1000, 0, 1000, &plan);
+	check(count_down, sizeof(count_down), 1000, 0, 1000, &plan);
 	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 1);
 	/* `sub; jne` sets the flags it reads: the short count. */
 	assert_int_equal(nsites, 1);
@@ -164,26 +166,27 @@ static void test_jcc_rel8(void **state)
 	dw_patch_plan_free(&plan);
 }
 
-/* f(n, b): n additions with carry of b, closed by `dec %rcx; jnz`: the
- * carry lives across the back edge (dec leaves CF), so the count must
+/* adc_loop(n, b): n additions with carry of b, closed by `dec %rcx; jnz`:
+ * the carry lives across the back edge (dec leaves CF), so the count must
  * keep the flags: the long form. */
+static const uint8_t adc_loop[] = {
+	0x48, 0x89, 0xf9, /* mov %rdi,%rcx */
+	0x31, 0xc0,	  /* xor %eax,%eax (CF = 0) */
+	0x31, 0xd2,	  /* xor %edx,%edx */
+	0x48, 0x11, 0xf0, /* L: adc %rsi,%rax */
+	0x48, 0x11, 0xd2, /* adc %rdx,%rdx */
+	0x48, 0xff, 0xc9, /* dec %rcx */
+	0x75, 0xf5,	  /* jnz L */
+	0x48, 0x01, 0xd0, /* add %rdx,%rax */
+	0xc3,
+};
+
 static void test_flags_live(void **state)
 {
-	static const uint8_t code[] = {
-		0x48, 0x89, 0xf9, /* mov %rdi,%rcx */
-		0x31, 0xc0,	  /* xor %eax,%eax (CF = 0) */
-		0x31, 0xd2,	  /* xor %edx,%edx */
-		0x48, 0x11, 0xf0, /* L: adc %rsi,%rax */
-		0x48, 0x11, 0xd2, /* adc %rdx,%rdx */
-		0x48, 0xff, 0xc9, /* dec %rcx */
-		0x75, 0xf5,	  /* jnz L */
-		0x48, 0x01, 0xd0, /* add %rdx,%rax */
-		0xc3,
-	};
 	struct dw_patch_plan plan;
 
 	(void)state;
-	check(code, sizeof(code), 1000, (long)0x9000000000000001ULL, 1000, &plan);
+	check(adc_loop, sizeof(adc_loop), 1000, (long)0x9000000000000001ULL, 1000, &plan);
 	assert_int_equal(nsites, 1);
 	assert_false(short_form(&sites[0]));
 	dw_patch_plan_free(&plan);
@@ -388,34 +391,158 @@ static void test_target_inside(void **state)
 	dw_patch_plan_free(&plan);
 }
 
-/* Recursion without a loop: fib by a direct backward call. */
+/* fib(n): recursion without a loop, by a direct backward call. */
+static const uint8_t fib[] = {
+	0x48, 0x83, 0xff, 0x02,	      /* fib: cmp $2,%rdi */
+	0x7c, 0x20,		      /* jl small */
+	0x53,			      /* push %rbx */
+	0x55,			      /* push %rbp */
+	0x48, 0x89, 0xfb,	      /* mov %rdi,%rbx */
+	0x48, 0x8d, 0x7f, 0xff,	      /* lea -1(%rdi),%rdi */
+	0xe8, 0xec, 0xff, 0xff, 0xff, /* call fib */
+	0x48, 0x89, 0xc5,	      /* mov %rax,%rbp */
+	0x48, 0x8d, 0x7b, 0xfe,	      /* lea -2(%rbx),%rdi */
+	0xe8, 0xe0, 0xff, 0xff, 0xff, /* call fib */
+	0x48, 0x01, 0xe8,	      /* add %rbp,%rax */
+	0x5d,			      /* pop %rbp */
+	0x5b,			      /* pop %rbx */
+	0xc3,			      /* ret */
+	0x48, 0x89, 0xf8,	      /* small: mov %rdi,%rax */
+	0xc3,
+};
+
 static void test_recursion(void **state)
 {
-	static const uint8_t code[] = {
-		0x48, 0x83, 0xff, 0x02,	      /* fib: cmp $2,%rdi */
-		0x7c, 0x20,		      /* jl small */
-		0x53,			      /* push %rbx */
-		0x55,			      /* push %rbp */
-		0x48, 0x89, 0xfb,	      /* mov %rdi,%rbx */
-		0x48, 0x8d, 0x7f, 0xff,	      /* lea -1(%rdi),%rdi */
-		0xe8, 0xec, 0xff, 0xff, 0xff, /* call fib */
-		0x48, 0x89, 0xc5,	      /* mov %rax,%rbp */
-		0x48, 0x8d, 0x7b, 0xfe,	      /* lea -2(%rbx),%rdi */
-		0xe8, 0xe0, 0xff, 0xff, 0xff, /* call fib */
-		0x48, 0x01, 0xe8,	      /* add %rbp,%rax */
-		0x5d,			      /* pop %rbp */
-		0x5b,			      /* pop %rbx */
-		0xc3,			      /* ret */
-		0x48, 0x89, 0xf8,	      /* small: mov %rdi,%rax */
-		0xc3,
-	};
 	struct dw_patch_plan plan;
 
 	(void)state;
 	/* fib(10) makes 177 calls, 176 of them from inside. */
-	check(code, sizeof(code), 10, 0, 176, &plan);
+	check(fib, sizeof(fib), 10, 0, 176, &plan);
 	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 2);
 	dw_patch_plan_free(&plan);
+}
+
+/*
+ * A stop at any instruction, as the spin watch, the block watch or a
+ * signal from outside makes one at a wall-clock moment: the code runs one
+ * step at a time (the trap flag), and once in each pass through a
+ * trampoline, at the next offset each time so that every instruction of
+ * every count is caught, the handler does what the tracer does at such a
+ * stop: dw_patch_settle first, then it reads what is left, counts it and
+ * writes another budget (some of them 0 or 1, so that traps come too).
+ * Not one tick may be lost or counted twice, whichever instruction the
+ * stop caught. (A stop at every step would put the thread back at the
+ * site for ever: a count is never done.)
+ */
+static volatile uint64_t stepped_used, stepped_budget, stepped_stops, stepped_undone;
+static volatile int stepped_in, pass_stopped;
+static volatile unsigned pass_step, stop_at;
+static const uint64_t budgets[] = { 1000000, 1, 0, 7, 2, 0, 3 };
+
+/* The tracer's stop: take the count so far, write the next budget. */
+static void stepped_restock(void)
+{
+	uint64_t left = (int64_t)*counter < 0 ? 0 : *counter;
+
+	stepped_used += stepped_budget - left;
+	stepped_budget = budgets[stepped_stops++ % (sizeof(budgets) / sizeof(budgets[0]))];
+	*counter = stepped_budget;
+}
+
+static void on_step(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t rip = (uint64_t)g[REG_RIP];
+	int in_code = rip >= CODE_ADDR && rip < CODE_ADDR + 4096;
+	int in_tramp = rip >= TRAMP_ADDR && rip < TRAMP_ADDR + TRAMP_SIZE;
+
+	(void)sig;
+	if (si->si_code == SI_KERNEL) {
+		/* A trap: out of budget (the counter says 0), back to the site. */
+		for (size_t i = 0; i < nsites; i++) {
+			if (sites[i].trap == rip - 1) {
+				g[REG_RIP] = (greg_t)sites[i].addr;
+				assert_true(*counter == 0);
+				stepped_restock();
+				pass_stopped = 0;
+				pass_step = 0;
+				return;
+			}
+		}
+		abort();
+	}
+	if (in_code) {
+		stepped_in = 1;
+		if (!pass_stopped && pass_step)
+			stop_at = 0; /* a pass shorter than STOP_AT: from its start */
+		pass_stopped = 0;
+		pass_step = 0;
+		return;
+	}
+	if (!in_tramp) {
+		if (stepped_in)
+			g[REG_EFL] &= ~(greg_t)0x100; /* back in the test: stop stepping */
+		return;
+	}
+	if (pass_stopped || pass_step++ != stop_at)
+		return;
+	pass_stopped = 1;
+	stop_at = (stop_at + 1) % 16;
+	for (size_t i = 0; i < nsites; i++) {
+		struct dw_patch_undo u;
+
+		if (!dw_patch_settle(&sites[i], rip, &u))
+			continue;
+		if (u.rcx_from_stack)
+			g[REG_RCX] = *(greg_t *)(uintptr_t)g[REG_RSP];
+		g[REG_RSP] += (greg_t)u.rsp_add;
+		*counter += (uint64_t)u.counter_add;
+		g[REG_RIP] = (greg_t)sites[i].addr;
+		stepped_undone += u.counter_add != 0;
+		break;
+	}
+	stepped_restock();
+}
+
+/* CODE(a, b) patched, one step at a time: its result and ticks. */
+static void check_stepped(const uint8_t *code, size_t len, long a, long b, uint64_t ticks)
+{
+	struct sigaction sa = { 0 }, old;
+	struct dw_patch_plan plan;
+	long want = load(code, len, 0, NULL)(a, b), got;
+	fn2 f = load(code, len, 1, &plan);
+
+	sa.sa_sigaction = on_step;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, &old);
+	stepped_used = 0;
+	stepped_stops = 0;
+	stepped_undone = 0;
+	stepped_in = 0;
+	pass_stopped = 0;
+	pass_step = 0;
+	stop_at = 0;
+	stepped_budget = 1000000;
+	*counter = stepped_budget;
+	__asm__ volatile("pushfq; orq $0x100,(%%rsp); popfq" ::: "memory", "cc");
+	got = f(a, b);
+	__asm__ volatile("pushfq; andq $~0x100,(%%rsp); popfq" ::: "memory", "cc");
+	sigaction(SIGTRAP, &old, NULL);
+	stepped_restock();
+	assert_int_equal(got, want);
+	assert_true(stepped_stops > ticks / 2);
+	assert_true(stepped_undone > 0);
+	assert_int_equal(stepped_used, ticks);
+	dw_patch_plan_free(&plan);
+}
+
+static void test_stop_anywhere(void **state)
+{
+	(void)state;
+	check_stepped(count_down, sizeof(count_down), 300, 0, 300);
+	check_stepped(adc_loop, sizeof(adc_loop), 300, (long)0x9000000000000001ULL, 300);
+	check_stepped(fib, sizeof(fib), 10, 0, 176);
 }
 
 static void same_plan(const struct dw_patch_plan *a, const struct dw_patch_plan *b)
@@ -823,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_loop_insn),
 		cmocka_unit_test(test_target_inside),
 		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_stop_anywhere),
 		cmocka_unit_test(test_insn_brief),
 		cmocka_unit_test(test_plan_cache),
 		cmocka_unit_test(test_insn_cache),
