@@ -286,14 +286,18 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
  * a stale count over it, and the ticks of the run would depend on where a
  * wall-clock moment caught it. Undone, the thread runs the site again
  * from the start. Returns 1 and the undoing into *U, or 0 when PC is
- * elsewhere (the instructions taken along, counted already).
+ * elsewhere (the instructions taken along, counted already) or where the
+ * count is done (the short form's decrement with a count left: EFLAGS, the
+ * thread's, has the sign clear). A stop undone in the short form leaves
+ * its flags as the decrement set them: they are dead there.
  */
 struct dw_patch_undo {
 	int rcx_from_stack; /* %rcx = the 8 bytes at %rsp, before the next */
 	uint64_t rsp_add;   /* then %rsp += this */
 	int counter_add;    /* the counter += this (a count taken, given back) */
 };
-int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, struct dw_patch_undo *u);
+int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, uint64_t eflags,
+		    struct dw_patch_undo *u);
 
 /*
  * What dw_patch_emit made for one mapping, in one kept body

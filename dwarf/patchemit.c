@@ -268,7 +268,8 @@ enum {
 	SHORT_JS = 22, /* the count is written (-1: there was none) */
 };
 
-int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, struct dw_patch_undo *u)
+int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, uint64_t eflags,
+		    struct dw_patch_undo *u)
 {
 	uint64_t off;
 
@@ -279,8 +280,14 @@ int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, struct dw_pat
 	off = pc - site->tramp_start;
 	if (site->trap - site->tramp_start == SHORT_TRAP) {
 		switch (off) {
-		case SHORT_ZERO: /* -1 there, 0 after */
 		case SHORT_JS:
+			/* With a count left (the sign clear), the count is done
+			 * and the thread may go on with a new budget; only one
+			 * that ran out would overwrite it with its 0. */
+			if (!(eflags & 0x80))
+				return 0;
+			/* fall through */
+		case SHORT_ZERO: /* -1 there, 0 after */
 			u->counter_add = 1;
 			break;
 		case SHORT_TRAP:

@@ -796,7 +796,7 @@ int tracer_ticks_settle(pid_t tid, pid_t tgid)
 	if (!pr || tracer_get_regs(tid, &regs) < 0)
 		return 0;
 	s = tramp_site(pr, regs.rip);
-	if (!s || !dw_patch_settle(s, regs.rip, &u))
+	if (!s || !dw_patch_settle(s, regs.rip, regs.eflags, &u))
 		return 0;
 	if (u.rcx_from_stack &&
 	    tracer_read_mem(tid, regs.rsp, &regs.rcx, sizeof(regs.rcx)) < 0)

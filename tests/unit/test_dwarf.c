@@ -492,7 +492,7 @@ static void on_step(int sig, siginfo_t *si, void *uc_)
 	for (size_t i = 0; i < nsites; i++) {
 		struct dw_patch_undo u;
 
-		if (!dw_patch_settle(&sites[i], rip, &u))
+		if (!dw_patch_settle(&sites[i], rip, (uint64_t)g[REG_EFL], &u))
 			continue;
 		if (u.rcx_from_stack)
 			g[REG_RCX] = *(greg_t *)(uintptr_t)g[REG_RSP];
