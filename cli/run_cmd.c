@@ -124,7 +124,7 @@ static int64_t host_epoch(void)
 }
 
 /* Whether the in-guest clock is on where HERMIT_FASTPATH is not set. */
-#define CLI_FASTPATH_DEFAULT 0
+#define CLI_FASTPATH_DEFAULT 1
 
 int cli_run_parse(int argc, char **argv, const char *cmd, struct cli_run_args *a)
 {

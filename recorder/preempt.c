@@ -406,9 +406,18 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 		return 1;
 	}
 	rec_fire_due(r);
+	/* A timeslice's computation is progress as a syscall is: a task
+	 * parked on a call that may be ready now (a read of the outside) is
+	 * retried, or a thread that computes without syscalls (its clock read
+	 * in the guest) would starve it for ever. In ticks, so alike in
+	 * record and replay. */
+	if (t->ticks >= t->timeslice)
+		r->progress++;
 	if (t->ticks >= t->timeslice && rec_others_can_run(r, t)) {
 		struct rec_call ev = { .nr = -2, .ret = (long)t->ticks };
 
+		if (!r->runq_len)
+			t->yielded = 1; /* the parked ones first */
 		ev.args[0] = site;
 		rec_digest_event(r, t, &ev, REC_EV_SITE);
 		hm_trace("task %d preempted at site %#llx after %llu ticks", t->index,

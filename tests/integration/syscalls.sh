@@ -254,7 +254,7 @@ leak() {
 # The gettimeofday after clock_adjtime is a stop (10 us later) with the
 # fast path off, and read in the guest (the same microsecond) with it on
 # (docs/fastpath.md).
-case ${HERMIT_FASTPATH:-0} in
+case ${HERMIT_FASTPATH:-1} in
 0) next_us=10 ;;
 *) next_us=0 ;;
 esac
