@@ -12,6 +12,10 @@
 # - fibrace (recursion, no loops), libspin (the loop in a dlopen'd
 #   library), alarmloop (SIGALRM in a busy loop, by virtual time that
 #   ticks move): the same under run, chaos and replay.
+# - sigcount (signals from outside, every few milliseconds, while the
+#   thread runs patched loops of both trampoline forms): each stops it at
+#   a wall-clock moment, inside a count too; the recording replays with
+#   exit 0, so not one tick was lost or counted twice at those stops.
 # - jitrace (a race in code made at run time, which nothing counts): the
 #   spin watch preempts it, metadata.json, record list --json and the
 #   verify report count those preemptions, and the replay finds each.
@@ -122,6 +126,35 @@ t_alarm() {
 		{ cat "$WORK/alarm.1" >&2; fail "alarmloop: wrong output"; }
 }
 
+# Signals from outside stop the thread wherever it is, inside a site's
+# count too (docs/preemption.md): the tracer must put it back at the site,
+# or the budget it writes is overwritten and the recording's ticks differ
+# from the replay's, which has no such stops (a divergence, exit 122).
+t_outside() {
+	rm -f "$WORK/outside.ready"
+	(
+		while [ ! -e "$WORK/outside.ready" ]; do
+			sleep 0.01
+		done
+		while :; do
+			pkill -USR1 -x sigcount 2>/dev/null
+			sleep 0.01
+		done
+	) &
+	killer=$!
+	hm "$WORK/outside.rec" record start -- "$GUESTS/sigcount" 200000000 "$WORK/outside.ready"
+	st=$?
+	kill "$killer"
+	wait "$killer" 2>/dev/null
+	[ "$st" = 0 ] || { tail -5 "$WORK/outside.rec.err" >&2; fail "sigcount: record exited $st"; }
+	grep -qx '8aa011a73501de01 a61160c826ca0a01' "$WORK/outside.rec" ||
+		{ cat "$WORK/outside.rec" >&2; fail "sigcount: wrong loop results"; }
+	hm "$WORK/outside.rep" replay --autopilot
+	st=$?
+	[ "$st" = 0 ] || { tail -5 "$WORK/outside.rep.err" >&2; fail "sigcount: replay exited $st"; }
+	diff -u "$WORK/outside.rec" "$WORK/outside.rep" || fail "sigcount: the replay printed other output"
+}
+
 # uncounted FILE: the uncounted_preemptions of FILE (metadata.json: N;
 # a verify report: N,M), the preemptions the spin watch made.
 uncounted() {
@@ -153,7 +186,7 @@ t_jit() {
 }
 
 status=0
-for t in t_runs t_chaos t_record t_fib t_lib t_alarm t_jit; do
+for t in t_runs t_chaos t_record t_fib t_lib t_alarm t_outside t_jit; do
 	($t) || { echo "$t failed" >&2; status=1; }
 done
 exit $status
