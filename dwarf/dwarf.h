@@ -159,7 +159,7 @@ int dw_cache_load(const char *file, const char magic[8], struct dw_cache_blob *b
 /* Unmap B (empty: nothing). */
 void dw_cache_free(struct dw_cache_blob *b);
 
-/* ---- patch.c: counted sites (DESIGN.md "Progress without a PMU") ---- */
+/* ---- patch.c, plandecode.c, planelf.c: counted sites (DESIGN.md "Progress without a PMU") ---- */
 
 enum dw_patch_kind {
 	DW_PATCH_JUMP = 1, /* a jump to a trampoline that counts */
@@ -242,7 +242,7 @@ struct dw_insn_brief {
  * tables of the common encodings and without Zydis (insnlen.c): *B and 1,
  * or 0 when the planner must ask Zydis (many common ones too: VEX, lock,
  * indirect branches...). dw_insn_brief_ref is what the planner makes of
- * Zydis's decode of the same bytes (patch.c): where the first answers, the
+ * Zydis's decode of the same bytes (plandecode.c): where the first answers, the
  * two must agree (for tests).
  */
 int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The length of a plain instruction, without Zydis: what the planner
- * (patch.c) needs of nine in ten instructions, which are neither branches,
+ * (plandecode.c) needs of nine in ten instructions, which are neither branches,
  * calls, returns, padding, leas, movslqs nor instructions that must stay
  * where they are. For those it needs only where the next one begins, and
  * a full decoder spends most of its time on what it does not ask.

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the planner's files share (patch.c: the choice of ranges and the
+ * plan; plandecode.c: what each instruction is; planelf.c: the ELF file,
+ * its symbols and jump tables): the state of one plan while it is made,
+ * and the few functions one file calls in another. Private to dwarf/.
+ */
+#ifndef HERMIT_DWARF_PLANSTATE_H
+#define HERMIT_DWARF_PLANSTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dwarf/dwarf.h"
+
+/* What the plan knows of one decoded instruction. */
+enum {
+	I_SITE = 1,    /* counts a tick */
+	I_MOVABLE = 2, /* may run relocated in a trampoline as a neighbour */
+	I_ENDS = 4,    /* control does not fall through (jmp, ret) */
+	I_CALL = 8,    /* a call: its return address is an entry point */
+	I_RELOC = 16,  /* as a site, it can be re-encoded elsewhere */
+	I_CHAOS = 32,  /* a site only because chaos picked it */
+	I_PAD = 64,    /* dead padding (struct pad) */
+};
+
+struct decoded {
+	uint64_t addr;
+	uint64_t target; /* a direct branch's */
+	uint8_t len;
+	uint8_t flags;
+};
+
+/* As it is kept, a few for every byte of code (a page of memory costs more
+ * than planning its instructions): the address, as an offset in the
+ * segment, and a site's target in the list of sites. */
+struct insn {
+	uint32_t off;
+	uint8_t len;
+	uint8_t flags;
+	uint8_t mark; /* plan_finish's: M_* */
+};
+
+enum {
+	M_COVERED = 1, /* in a range */
+	M_JUMP = 2,    /* a jump's range starts here */
+};
+
+struct site {
+	size_t i;	 /* in in */
+	uint64_t target; /* a direct branch's */
+};
+
+/* Dead padding: bytes after a jump or return that nothing reaches (nops,
+ * int3s, bytes that do not decode) up to the next instruction. A short
+ * branch that no jump can take may point into it instead, at a 5-byte
+ * jump to its trampoline. */
+struct pad {
+	uint64_t start, end;
+};
+
+struct plan_state {
+	struct insn *in;
+	size_t n, cap;
+	uint8_t *targets;   /* a bit per byte of the segment: an entry point there */
+	uint8_t *starts;    /* the same: an instruction starts there */
+	struct site *sites; /* those decoded as sites, in order */
+	size_t nsites, cap_sites;
+	int unordered;	     /* in is not in address order (starts is not used) */
+	uint64_t base, size; /* the segment */
+	uint64_t seed;
+	unsigned density;
+	int after_end;	  /* the previous instruction does not fall through, or pads */
+	int dead;	  /* in dead padding (struct pad) */
+	struct pad *pads; /* by address */
+	size_t npads, cap_pads;
+	uint64_t *tables; /* rip-relative addresses taken (lea): jump tables? */
+	size_t ntables, cap_tables;
+	struct {
+		uint64_t addr;
+		size_t index; /* of the lea */
+	} recent[4];	      /* the last rip-relative leas */
+	size_t nrecent;
+	/* The last rip-relative lea into each general register (in address
+	 * order, not control flow): a table's base is often taken once,
+	 * before the loop whose switch indexes it (sqlite3_complete). */
+	uint64_t lea_into[16];
+	struct {
+		uint64_t addr;
+		size_t index; /* of the movslq */
+	} indexed[4];	      /* the last movslq (%base,%index,4) from such a base */
+	size_t nindexed;
+	struct {
+		uint64_t addr; /* jmp *disp(,%reg,8): a table of absolute addresses */
+	} * abs_tables;
+	size_t nabs, cap_abs;
+};
+
+/* The address of instruction K. */
+static inline uint64_t ia(const struct plan_state *s, size_t k)
+{
+	return s->base + s->in[k].off;
+}
+
+/* Bytes of code read at a time: a section is not read whole (libc's .text
+ * would be 370 pages of new memory, a page fault each). */
+#define DECODE_CHUNK 65536
+
+/* plandecode.c */
+
+/* Prepares S for the segment [BASE, BASE + SIZE), whose entry points are
+ * kept (no range ever crosses out of it): its bitmaps and its instructions'
+ * array, freed by plan_finish. */
+void plan_targets_init(struct plan_state *s, uint64_t base, uint64_t size);
+/* A known entry point at A (a branch target, a return address, a symbol);
+ * one outside the segment is dropped. */
+void plan_add_target(struct plan_state *s, uint64_t a);
+/* Decodes the LEN bytes of BUF, a section at VADDR within S's segment,
+ * into S: 0, or -EINVAL when Zydis cannot start. */
+int plan_decode_section(struct plan_state *s, const unsigned char *buf, size_t len, uint64_t vaddr);
+/* The same for the LEN bytes at offset FOFF of file FD, read a chunk at a
+ * time into BUF (DECODE_CHUNK bytes): 0, or -errno (-EIO when the file
+ * ends early). */
+int plan_decode_section_fd(struct plan_state *s, int fd, uint64_t foff, size_t len, uint64_t vaddr,
+			   unsigned char *buf);
+
+/* patch.c */
+
+/* The index of the instruction at ADDR, or s->n when none starts there
+ * (S's instructions in address order). */
+size_t plan_insn_at(const struct plan_state *s, uint64_t addr);
+/* Makes PLAN's ranges from S's sites once every entry point is known, and
+ * frees what S holds. */
+void plan_finish(struct plan_state *s, struct dw_patch_plan *plan);
+
+#endif
