@@ -21,6 +21,8 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "clockreads.h"
+
 #define FPSIG_KEPT 24 /* handler reads kept per thread */
 
 static long rounds = 1000;
@@ -34,15 +36,6 @@ static size_t used[2];
 static long long hseen[2][FPSIG_KEPT][4];
 static int hkept[2], nalrm[2], nusr1[2], hback[2];
 static long long hlast[2];
-
-static long long ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts) != 0)
-		return -1;
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void on_signal(int sig)
 {
@@ -77,8 +70,7 @@ static void *reader(void *arg)
 					  CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
 					  CLOCK_MONOTONIC_RAW,	    CLOCK_REALTIME_COARSE,
 					  CLOCK_MONOTONIC_COARSE,   CLOCK_BOOTTIME };
-	long long last[8] = { 0 }, last_tv = 0;
-	time_t last_t = 0;
+	struct clock_last last = { { 0 }, 0, 0 };
 	long id = (long)arg;
 	volatile unsigned sink = 0;
 
@@ -88,24 +80,12 @@ static void *reader(void *arg)
 		; /* both threads exist before either sends a signal */
 	for (long i = 0; i < rounds; i++) {
 		long long v[8], tv_us;
-		struct timeval tv;
-		time_t t, t2;
+		time_t t;
 
 		for (unsigned w = 0; w < 40 + (unsigned)(i % 5) * 10; w++)
 			sink += w; /* counted work: time must move */
-		for (int k = 0; k < 8; k++) {
-			v[k] = ns(ids[k]);
-			if (v[k] < last[k])
-				back[id] = 1;
-			last[k] = v[k];
-		}
-		gettimeofday(&tv, NULL);
-		tv_us = (long long)tv.tv_sec * 1000000 + tv.tv_usec;
-		t = time(&t2);
-		if (tv_us < last_tv || t < last_t || t != t2)
+		if (clock_round(ids, 8, v, &tv_us, &t, &last))
 			back[id] = 1;
-		last_tv = tv_us;
-		last_t = t;
 		if (i % 16 == (id ? 8 : 0))
 			pthread_kill(th[1 - id], SIGUSR1);
 		if (i % 32 == 0 && used[id] < sizeof(out[id]) - 256)

@@ -21,20 +21,13 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "clockreads.h"
+
 static long rounds = 2000;
 static int quiet;
 static int back[2];
 static char out[2][64 << 10];
 static size_t used[2];
-
-static long long ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts) != 0)
-		return -1;
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void *reader(void *arg)
 {
@@ -43,31 +36,18 @@ static void *reader(void *arg)
 		CLOCK_BOOTTIME, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
 		CLOCK_TAI
 	};
-	long long last[7] = { 0 }, last_tv = 0;
-	time_t last_t = 0;
+	struct clock_last last = { { 0 }, 0, 0 };
 	long id = (long)arg;
 	volatile unsigned sink = 0;
 
 	for (long i = 0; i < rounds; i++) {
 		long long v[7], tv_us;
-		struct timeval tv;
-		time_t t, t2;
+		time_t t;
 
 		for (unsigned w = 0; w < 50 + (unsigned)(i % 7) * 10; w++)
 			sink += w; /* counted work: time must move */
-		for (int k = 0; k < 7; k++) {
-			v[k] = ns(ids[k]);
-			if (v[k] < last[k])
-				back[id] = 1;
-			last[k] = v[k];
-		}
-		gettimeofday(&tv, NULL);
-		tv_us = (long long)tv.tv_sec * 1000000 + tv.tv_usec;
-		t = time(&t2);
-		if (tv_us < last_tv || t < last_t || t != t2)
+		if (clock_round(ids, 7, v, &tv_us, &t, &last))
 			back[id] = 1;
-		last_tv = tv_us;
-		last_t = t;
 		if (!quiet && i % 64 == 0 && used[id] < sizeof(out[id]) - 256)
 			used[id] += (size_t)snprintf(
 				out[id] + used[id], sizeof(out[id]) - used[id],

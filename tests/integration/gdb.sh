@@ -95,6 +95,18 @@ timeout -k 5 120 "$HERMIT" replay --gdb "$WORK/gdb-batch" >"$WORK/launch.out" 2>
 st=$?
 [ "$st" = 0 ] && grep -qx PASS "$WORK/launch.out" ||
 	{ cat "$WORK/launch.out" "$WORK/launch.err" >&2; fail "hermit replay with gdb: exit $st"; }
+# The same command with gdb's default remote timeout (2 s): hermit starts
+# gdb once the replay answers, so connecting and the first replies need no
+# longer wait (tests/gdb/ready.py; the replay is not moved there).
+cat >"$WORK/gdb-default" <<EOF
+#!/bin/sh
+exec gdb -batch -nx "\$@" -x "$TESTS_SRCDIR/gdb/ready.py"
+EOF
+chmod +x "$WORK/gdb-default"
+timeout -k 5 120 "$HERMIT" replay --gdb "$WORK/gdb-default" >"$WORK/ready.out" 2>"$WORK/ready.err"
+st=$?
+[ "$st" = 0 ] && grep -qx PASS "$WORK/ready.out" ||
+	{ cat "$WORK/ready.out" "$WORK/ready.err" >&2; fail "hermit replay with gdb's default remote timeout: exit $st"; }
 # monitor goto's refusals: one line each, saying why (gdb prints the
 # stub's console output on its stderr).
 for line in "hermit: cannot go to event '-1': not an event (0 to [0-9]*)" \
