@@ -186,9 +186,8 @@ static int take_padding(struct plan_state *s, size_t i, size_t *last)
 	return 1;
 }
 
-/* The index of the instruction at ADDR, or s->n (they are in address
- * order). */
-size_t plan_insn_at(const struct plan_state *s, uint64_t addr)
+/* (planstate.h) A binary search: the instructions are in address order. */
+size_t plan_insn_from(const struct plan_state *s, uint64_t addr)
 {
 	size_t a = 0, b = s->n;
 
@@ -200,6 +199,13 @@ size_t plan_insn_at(const struct plan_state *s, uint64_t addr)
 		else
 			b = m;
 	}
+	return a;
+}
+
+size_t plan_insn_at(const struct plan_state *s, uint64_t addr)
+{
+	size_t a = plan_insn_from(s, addr);
+
 	return a < s->n && ia(s, a) == addr ? a : s->n;
 }
 

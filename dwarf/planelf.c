@@ -35,17 +35,7 @@ static int copied_code(const char *name)
 /* No site in [LO, HI), and nothing there taken along by one. */
 static void leave_alone(struct plan_state *s, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = s->n;
-
-	while (a < b) {
-		size_t m = (a + b) / 2;
-
-		if (ia(s, m) < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	for (; a < s->n && ia(s, a) < hi; a++)
+	for (size_t a = plan_insn_from(s, lo); a < s->n && ia(s, a) < hi; a++)
 		s->in[a].flags &= ~(unsigned)(I_SITE | I_MOVABLE | I_CHAOS);
 }
 

@@ -126,8 +126,10 @@ int plan_decode_section_fd(struct plan_state *s, int fd, uint64_t foff, size_t l
 
 /* patch.c */
 
-/* The index of the instruction at ADDR, or s->n when none starts there
+/* The index of the first instruction at or after ADDR, s->n when none is
  * (S's instructions in address order). */
+size_t plan_insn_from(const struct plan_state *s, uint64_t addr);
+/* The index of the instruction at ADDR, or s->n when none starts there. */
 size_t plan_insn_at(const struct plan_state *s, uint64_t addr);
 /* Makes PLAN's ranges from S's sites once every entry point is known, and
  * frees what S holds. */
