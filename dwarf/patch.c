@@ -186,6 +186,16 @@ static int take_padding(struct plan_state *s, size_t i, size_t *last)
 	return 1;
 }
 
+/* (planstate.h) */
+void plan_state_free(struct plan_state *s)
+{
+	free(s->in);
+	free(s->pads);
+	free(s->targets);
+	free(s->starts);
+	free(s->sites);
+}
+
 /* (planstate.h) A binary search: the instructions are in address order. */
 size_t plan_insn_from(const struct plan_state *s, uint64_t addr)
 {
@@ -435,11 +445,7 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 	err = plan_decode_section(&s, buf, len, vaddr);
 	plan_add_target(&s, vaddr);
 	if (err) {
-		free(s.in);
-		free(s.pads);
-		free(s.targets);
-		free(s.starts);
-		free(s.sites);
+		plan_state_free(&s);
 		return err;
 	}
 	plan_finish(&s, plan);

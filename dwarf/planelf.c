@@ -272,11 +272,7 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 	add_symbols(&s, elf);
 	add_tables(&s, elf, plan);
 	if (err) {
-		free(s.in);
-		free(s.pads);
-		free(s.targets);
-		free(s.starts);
-		free(s.sites);
+		plan_state_free(&s);
 		goto out;
 	}
 	plan_finish(&s, plan);

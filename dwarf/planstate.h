@@ -126,6 +126,8 @@ int plan_decode_section_fd(struct plan_state *s, int fd, uint64_t foff, size_t l
 
 /* patch.c */
 
+/* Free what a decode of S made, when it fails before plan_finish. */
+void plan_state_free(struct plan_state *s);
 /* The index of the first instruction at or after ADDR, s->n when none is
  * (S's instructions in address order). */
 size_t plan_insn_from(const struct plan_state *s, uint64_t addr);
