@@ -107,6 +107,8 @@ static const char *kind_name(int64_t kind)
 		return "signal";
 	case REC_EV_READY:
 		return "ready";
+	case REC_EV_WATCH:
+		return "watch";
 	case REC_EV_INPUT:
 		return "input";
 	case REC_EV_OUTPUT:

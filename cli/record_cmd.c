@@ -296,6 +296,7 @@ static int record_start(int argc, char **argv)
 	set_item(meta, "events", cJSON_CreateNumber((double)res.events));
 	set_item(meta, "frames", cJSON_CreateNumber((double)res.frames));
 	set_item(meta, "uncounted_preemptions", cJSON_CreateNumber((double)res.uncounted));
+	set_item(meta, "deferred_preemptions", cJSON_CreateNumber((double)res.deferred));
 	cJSON_ReplaceItemInObjectCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(meta, "options"), "preempt",
 		cJSON_CreateString(replay_preempt_name(res.preempt)));

@@ -28,6 +28,7 @@ struct entry {
 	const char *state;
 	int64_t events;	   /* the frames its log holds (count_events) */
 	int64_t uncounted; /* preemptions by the spin watch; -1: not known */
+	int64_t deferred;  /* ... made at the thread's next tick; -1: not known */
 	uint64_t size;
 };
 
@@ -112,6 +113,7 @@ static void load(const char *datadir, const char *id, struct entry *e)
 	e->id = xstrdup(id);
 	e->state = "damaged";
 	e->uncounted = -1;
+	e->deferred = -1;
 	if (hm_recording_dir(datadir, id, &dir) < 0)
 		return;
 	e->size = dir_size(dir);
@@ -144,6 +146,7 @@ static void load(const char *datadir, const char *id, struct entry *e)
 		/* Frames, as a replay numbers events; unknown while recording. */
 		frames = hm_json_int(meta, "frames", -1);
 		e->uncounted = hm_json_int(meta, "uncounted_preemptions", -1);
+		e->deferred = hm_json_int(meta, "deferred_preemptions", -1);
 		if (hm_json_str(meta, "status", NULL)) {
 			const char *s =
 				replay_recording_state(dir, hm_json_str(meta, "status", ""));
@@ -263,6 +266,11 @@ int cli_record_list(int argc, char **argv)
 							(double)v[i].uncounted);
 			else
 				cJSON_AddNullToObject(o, "uncounted_preemptions");
+			if (v[i].deferred >= 0)
+				cJSON_AddNumberToObject(o, "deferred_preemptions",
+							(double)v[i].deferred);
+			else
+				cJSON_AddNullToObject(o, "deferred_preemptions");
 			cJSON_AddItemToArray(arr, o);
 		}
 		text = cJSON_Print(arr);

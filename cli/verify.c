@@ -255,6 +255,8 @@ int cli_verify(struct rec_options *opts, int strict, const char *report)
 		add_pair(o, "events", (double)run[0].res.events, (double)run[1].res.events);
 		add_pair(doc, "uncounted_preemptions", (double)run[0].res.uncounted,
 			 (double)run[1].res.uncounted);
+		add_pair(doc, "deferred_preemptions", (double)run[0].res.deferred,
+			 (double)run[1].res.deferred);
 		if (strict) {
 			o = check(checks, "events", ev_at < 0);
 			if (ev_at >= 0)

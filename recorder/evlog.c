@@ -263,6 +263,8 @@ static const char *pseudo_name(int64_t nr)
 		return "signal from outside";
 	case -5:
 		return "the outside ready before a timeout";
+	case -6:
+		return "preemption by the spin watch at a tick";
 	default:
 		return "event";
 	}

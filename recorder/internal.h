@@ -131,6 +131,9 @@ struct task {
 			      * UINT64_MAX: it was not counting */
 	uint64_t spin_mark; /* 1 + tick_count when the spin watch last let it run on */
 	uint64_t spin_cpu;  /* its CPU time then (tracer_task_cputime) */
+	int watch_tick;	    /* the spin watch found it where no tick counts: it is
+			     * preempted at its next tick (budget 0; spin.c) */
+	uint64_t watch_cpu; /* its CPU time when the watch asked that */
 	uint64_t budget;			    /* ticks its process's counter was given */
 	uint64_t budget_end;			    /* tick_count where the budget runs out */
 	uint64_t extra_ticks; /* ticks counted since its last resume that a run
@@ -261,6 +264,7 @@ struct rec {
 	uint64_t digest;
 	uint64_t frames; /* record and replay: frames of the log written or taken */
 	uint64_t uncounted; /* preemptions the spin watch made (code no tick counts) */
+	uint64_t watch_ticked;/* ... and those it made at the thread's next tick */
 	int urandom_warned;
 	struct hm_buf payload;	  /* record: the output of the event being made */
 	int diverged;		  /* replay: the divergence was reported */
@@ -497,8 +501,16 @@ void rec_capture_exec(struct rec *r, struct task *t);
 void rec_diverged(struct rec *r, const struct rec_event_record *want,
 		  const struct rec_event_record *got, const char *why);
 
-/* spin.c: the spin watch's preemptions. Preempt T, running, where it is. */
-void rec_spin_preempt(struct rec *r, struct task *t);
+/* spin.c: the spin watch's preemptions. T, running and not in a syscall,
+ * is where no tick counts: it is preempted at its next tick, or where it
+ * is if none comes while it has 50 ms more of the CPU. */
+void rec_spin_uncounted(struct rec *r, struct task *t);
+/* T ran out of budget at SITE: 1 when that was the spin watch's (record)
+ * or the log's next event is that preemption (replay), and it was made. */
+int rec_spin_tick(struct rec *r, struct task *t, uint64_t site);
+/* The tick count at which T must stop for such a preemption: the log's
+ * (replay), T's own (record: 0 ticks more); UINT64_MAX: none. */
+uint64_t rec_spin_tick_stop(struct rec *r, const struct task *t);
 /* The spin watch interrupted T (running, not in a syscall): 1 when T is
  * in counted code and counted a tick since the watch last looked, so its
  * budget preempts it, not the clock; it is resumed. */

@@ -254,6 +254,10 @@ void rec_ticks_resume(struct task *t)
 	stop = debugger_tick_stop(r, t);
 	if (stop >= t->tick_count && stop - t->tick_count < t->budget)
 		t->budget = stop - t->tick_count;
+	/* the spin watch's preemption at a tick (spin.c) */
+	stop = rec_spin_tick_stop(r, t);
+	if (stop >= t->tick_count && stop - t->tick_count < t->budget)
+		t->budget = stop - t->tick_count;
 	if (r->opts->fastpath) {
 		/* the clock the guest reads without stopping (docs/fastpath.md):
 		 * rec_clock_read's, as rec_ticks_stop will advance it */
@@ -405,6 +409,8 @@ int rec_preempt_trap(struct rec *r, struct task *t)
 		rec_resume(t, RESUME_CONT, 0);
 		return 1;
 	}
+	if (rec_spin_tick(r, t, site))
+		return 1;
 	rec_fire_due(r);
 	/* A timeslice's computation is progress as a syscall is: a task
 	 * parked on a call that may be ready now (a read of the outside) is

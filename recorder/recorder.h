@@ -44,6 +44,8 @@ enum rec_event_kind {
 	REC_EV_SPIN = 6,     /* a preemption by the spin watch: registers and stack digest */
 	REC_EV_SIGNAL = 7,   /* a signal from outside (the terminal, a kill) delivered: args[0] */
 	REC_EV_READY = 8,    /* a timed poll on the outside became ready before its time */
+	REC_EV_WATCH = 9,    /* a preemption the spin watch asked for in code no tick
+			      * counts, made at the thread's next tick: args[0] the site */
 	REC_EV_INPUT = 16,   /* log only: a read's result and bytes (payload) */
 	REC_EV_OUTPUT = 17,  /* log only: a write to the outside: its result and the
 			      * digest of the bytes it sent (REC_EV_OUT), no payload */
@@ -385,6 +387,7 @@ struct rec_result {
 	uint64_t digest;	  /* digest of the event stream */
 	uint64_t frames;	  /* record: frames written to the log, inputs included */
 	uint64_t uncounted;	  /* preemptions by the spin watch: where no tick counted */
+	uint64_t deferred;	  /* ... and those it made at the thread's next tick instead */
 	enum rec_preempt preempt; /* the tick source that was used */
 };
 

@@ -78,6 +78,7 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 	ev.fields[10] = (int64_t)t->tick_count;
 	ev.fields[11] = (int64_t)t->out_digest;
 	t->out_digest = 0;
+	t->watch_tick = 0; /* an event of its own: the spin watch asks again */
 	hm_trace("event %" PRIu64 ": kind %d task %d nr %ld args %#llx %#llx %#llx %#llx ret %ld "
 		 "ticks %" PRIu64,
 		 r->events, kind, t->index, c->nr, (unsigned long long)c->args[0],
@@ -574,7 +575,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 			t->wants_interrupt = 0;
 			if (t == r->running && spin && !in_syscall(t)) {
 				if (!rec_spin_declined(r, t))
-					rec_spin_preempt(r, t);
+					rec_spin_uncounted(r, t);
 			} else if (t == r->running) {
 				struct user_regs_struct regs;
 
@@ -1109,6 +1110,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 	res->digest = r.digest;
 	res->frames = r.frames;
 	res->uncounted = r.uncounted;
+	res->deferred = r.watch_ticked;
 	res->preempt = r.ticks_source;
 	return 0;
 }

@@ -47,7 +47,8 @@ static void spin_point(struct task *t, struct rec_call *ev)
 	}
 }
 
-void rec_spin_preempt(struct rec *r, struct task *t)
+/* Preempt T, running, where it is: the point a replay must find. */
+static void spin_preempt(struct rec *r, struct task *t)
 {
 	struct rec_call ev;
 
@@ -102,6 +103,81 @@ int rec_spin_declined(struct rec *r, struct task *t)
 		 t->index, (unsigned long long)regs.rip, (unsigned long long)t->tick_count);
 	tracer_blockwatch_set(t->tid);
 	rec_resume(t, RESUME_CONT, 0);
+	return 1;
+}
+
+/*
+ * Code that no tick counts (a JIT's, an interpreter's generated code) is
+ * rarely left for long: java's template interpreter calls into libjvm, a
+ * JIT-compiled loop ends and returns to counted code, node's workers post
+ * a message through libuv. So the watch first gives T a budget of 0 and
+ * lets it run on: its next tick preempts it, at a site, and a replay
+ * stops it there with its budget (rec_spin_tick_stop), as cheaply as at
+ * any tick. Only where no tick comes while it has WATCH_CPU more of the
+ * CPU (a pure JIT loop: tests/guests/jitrace.c) is it preempted where it
+ * is, at a point a replay must search for with a breakpoint, a stop at
+ * every visit of that pc (rec_replay_spin_hit): deep in an interpreter's
+ * dispatch loop, millions of them.
+ */
+#define WATCH_CPU 10 /* clock ticks (USER_HZ): 100 ms */
+
+void rec_spin_uncounted(struct rec *r, struct task *t)
+{
+	uint64_t cpu = 0;
+	int timed = tracer_task_cputime(t->tid, &cpu) == 0;
+
+	if (r->ticks_source == REC_PREEMPT_SITES && tracer_ticks_armed(t->tgid) &&
+	    (!t->watch_tick || (timed && cpu < t->watch_cpu + WATCH_CPU))) {
+		if (!t->watch_tick) {
+			t->watch_tick = 1;
+			t->watch_cpu = timed ? cpu : 0;
+			hm_debug("task %d is where no tick counts (tick %llu): its next tick "
+				 "preempts it",
+				 t->index, (unsigned long long)t->tick_count);
+		}
+		/* A stop a run elsewhere may not make: where its budget ends stays. */
+		t->extra_stop = 1;
+		tracer_blockwatch_set(t->tid);
+		rec_resume(t, RESUME_CONT, 0);
+		return;
+	}
+	t->watch_tick = 0;
+	spin_preempt(r, t);
+}
+
+uint64_t rec_spin_tick_stop(struct rec *r, const struct task *t)
+{
+	const struct rec_event_record *ev;
+	const unsigned char *p;
+	size_t n;
+
+	if (r->opts->mode != REC_MODE_REPLAY)
+		return t->watch_tick ? t->tick_count : UINT64_MAX;
+	if (r->diverged || r->opts->source->peek(r->opts->source->ctx, &ev, &p, &n) <= 0 ||
+	    REC_EV_KIND(ev) != REC_EV_WATCH || REC_EV_TASK(ev) != t->index ||
+	    REC_EV_TICKS(ev) < 0)
+		return UINT64_MAX;
+	return (uint64_t)REC_EV_TICKS(ev);
+}
+
+int rec_spin_tick(struct rec *r, struct task *t, uint64_t site)
+{
+	struct rec_call ev = { .nr = -6, .ret = (long)t->ticks };
+
+	if (rec_spin_tick_stop(r, t) != t->tick_count)
+		return 0;
+	t->watch_tick = 0;
+	ev.args[0] = site;
+	/* (in a replay, a site other than the recorded one is a divergence) */
+	rec_digest_event(r, t, &ev, REC_EV_WATCH);
+	r->watch_ticked++;
+	hm_debug("task %d preempted at site %#llx, its first tick since the spin watch asked",
+		 t->index, (unsigned long long)site);
+	if (r->ended)
+		return 1;
+	if (r->opts->chaos)
+		t->priority = -1; /* as spin_preempt */
+	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
 	return 1;
 }
 
@@ -177,7 +253,7 @@ int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site)
 		if (r->ended)
 			return 1;
 		if (r->opts->chaos)
-			t->priority = -1; /* as rec_spin_preempt */
+			t->priority = -1; /* as spin_preempt */
 		/* A site's int3 is hit again, and counted, when it goes on. */
 		rec_set_aside(r, t, TASK_READY, RESUME_CONT);
 		return 1;

@@ -19,6 +19,8 @@
 # - jitrace (a race in code made at run time, which nothing counts): the
 #   spin watch preempts it, metadata.json, record list --json and the
 #   verify report count those preemptions, and the replay finds each.
+# - jitcall (the same, returning to counted code between calls): the spin
+#   watch preempts at the next tick, which a replay reaches quickly.
 #
 # Every part runs in its own subshell so that one failure does not hide
 # the others.
@@ -158,7 +160,12 @@ t_outside() {
 # uncounted FILE: the uncounted_preemptions of FILE (metadata.json: N;
 # a verify report: N,M), the preemptions the spin watch made.
 uncounted() {
-	tr -d ' \t\n' <"$1" | grep -o '"uncounted_preemptions":\(\[[0-9]*,[0-9]*\]\|[0-9]*\)' |
+	preemptions "$1" uncounted
+}
+
+# preemptions FILE KIND: FILE's KIND_preemptions, "N" or "N,M".
+preemptions() {
+	tr -d ' \t\n' <"$1" | grep -o "\"$2_preemptions\":\\(\\[[0-9]*,[0-9]*\\]\\|[0-9]*\\)" |
 		sed 's/.*://; s/[][]//g'
 }
 
@@ -185,8 +192,27 @@ t_jit() {
 		{ cat "$WORK/jit.report" >&2; fail "jitrace: the verify report does not count uncounted preemptions"; }
 }
 
+# Code no tick counts that returns to counted code between calls (an
+# interpreter's, most JIT code): the spin watch preempts each thread at
+# its next tick, which a replay reaches by its budget. At a point inside
+# the generated loop instead, the replay would stop at each of up to
+# 10,000,000 visits of its pc and run for minutes (it did: 4 such points,
+# killed after 60 s, against 0.6 s now).
+t_jitcall() {
+	record_replay jitcall -- "$GUESTS/jitcall" 300
+	grep -qx '6000000000 of 6000000000, 600 calls noted, order [0-9a-f]*' "$WORK/jitcall.rec" ||
+		{ cat "$WORK/jitcall.rec" >&2; fail "jitcall: wrong output"; }
+	meta="$HERMIT_DATA_DIR/recordings/$(cat "$HERMIT_DATA_DIR/LAST")/metadata.json"
+	n=$(preemptions "$meta" deferred)
+	[ -n "$n" ] && [ "$n" -ge 1 ] ||
+		{ cat "$meta" >&2; fail "jitcall: no preemption at a tick by the spin watch"; }
+	# Each call is a few ms of the CPU, the watch waits for 100 ms of it.
+	[ "$(uncounted "$meta")" = 0 ] ||
+		{ cat "$meta" >&2; fail "jitcall: preempted inside the generated code"; }
+}
+
 status=0
-for t in t_runs t_chaos t_record t_fib t_lib t_alarm t_outside t_jit; do
+for t in t_runs t_chaos t_record t_fib t_lib t_alarm t_outside t_jit t_jitcall; do
 	($t) || { echo "$t failed" >&2; status=1; }
 done
 exit $status
