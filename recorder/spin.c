@@ -47,16 +47,10 @@ static void spin_point(struct task *t, struct rec_call *ev)
 	}
 }
 
-/* Preempt T, running, where it is: the point a replay must find. */
-static void spin_preempt(struct rec *r, struct task *t)
+/* The spin watch's preemption of T, event EV of KIND, made: T is set aside. */
+static void watch_preempt(struct rec *r, struct task *t, const struct rec_call *ev, int kind)
 {
-	struct rec_call ev;
-
-	spin_point(t, &ev);
-	rec_digest_event(r, t, &ev, REC_EV_SPIN);
-	r->uncounted++;
-	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
-		 (unsigned long long)ev.args[0]);
+	rec_digest_event(r, t, ev, kind);
 	if (r->ended)
 		return;
 	/* Under chaos it may have the top priority: it spins, so it goes last
@@ -64,6 +58,18 @@ static void spin_preempt(struct rec *r, struct task *t)
 	if (r->opts->chaos)
 		t->priority = -1;
 	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
+}
+
+/* Preempt T, running, where it is: the point a replay must find. */
+static void spin_preempt(struct rec *r, struct task *t)
+{
+	struct rec_call ev;
+
+	spin_point(t, &ev);
+	r->uncounted++;
+	hm_debug("task %d preempted by the spin watch at pc %#llx", t->index,
+		 (unsigned long long)ev.args[0]);
+	watch_preempt(r, t, &ev, REC_EV_SPIN);
 }
 
 /*
@@ -168,16 +174,11 @@ int rec_spin_tick(struct rec *r, struct task *t, uint64_t site)
 		return 0;
 	t->watch_tick = 0;
 	ev.args[0] = site;
-	/* (in a replay, a site other than the recorded one is a divergence) */
-	rec_digest_event(r, t, &ev, REC_EV_WATCH);
 	r->watch_ticked++;
 	hm_debug("task %d preempted at site %#llx, its first tick since the spin watch asked",
 		 t->index, (unsigned long long)site);
-	if (r->ended)
-		return 1;
-	if (r->opts->chaos)
-		t->priority = -1; /* as spin_preempt */
-	rec_set_aside(r, t, TASK_READY, RESUME_CONT);
+	/* (in a replay, a site other than the recorded one is a divergence) */
+	watch_preempt(r, t, &ev, REC_EV_WATCH);
 	return 1;
 }
 
@@ -249,13 +250,8 @@ int rec_replay_spin_hit(struct rec *r, struct task *t, int at_site)
 	}
 	if (exact) {
 		tracer_bp_clear();
-		rec_digest_event(r, t, &ev, REC_EV_SPIN);
-		if (r->ended)
-			return 1;
-		if (r->opts->chaos)
-			t->priority = -1; /* as spin_preempt */
 		/* A site's int3 is hit again, and counted, when it goes on. */
-		rec_set_aside(r, t, TASK_READY, RESUME_CONT);
+		watch_preempt(r, t, &ev, REC_EV_SPIN);
 		return 1;
 	}
 	if (at_site) {
