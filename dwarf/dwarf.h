@@ -300,6 +300,20 @@ int dw_patch_settle(const struct dw_patch_site *site, uint64_t pc, uint64_t efla
 		    struct dw_patch_undo *u);
 
 /*
+ * Run the instruction at REGS->rip, whose bytes are CODE (LEN of them, at
+ * most 15 read), on REGS as the CPU would, if it is a control transfer an
+ * int3 site can be (branch.c): a jump, a conditional jump or loop, or a
+ * call, direct or through a register or memory (read with READ, 0 when
+ * done). 1: done; 2: a call, done but for its return address, *PUSH,
+ * which the caller writes at the new REGS->rsp; 0: anything else (other
+ * instructions, fs or gs, a 16-bit operand size, memory READ cannot read),
+ * REGS as they were: single-step it.
+ */
+typedef int (*dw_branch_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+int dw_branch_run(const uint8_t *code, size_t len, struct user_regs_struct *regs,
+		  dw_branch_read_fn read, void *ctx, uint64_t *push);
+
+/*
  * What dw_patch_emit made for one mapping, in one kept body
  * (patchcache.c): set the fields it is made for, then dw_patch_out_alloc
  * and fill it (orig, then emit into patched, tramp and sites, then the trap

@@ -815,6 +815,12 @@ int tracer_ticks_settle(pid_t tid, pid_t tgid)
 	return tracer_set_regs(tid, &regs) < 0 ? -ESRCH : 1;
 }
 
+/* dw_branch_run's reads of guest memory; CTX is the thread's id. */
+static int read_guest(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return tracer_read_mem(*(const pid_t *)ctx, addr, buf, len);
+}
+
 int tracer_ticks_trap(pid_t tid, pid_t tgid, int stepped, uint64_t *site)
 {
 	const struct proc *pr = proc_find(tgid);
@@ -847,9 +853,26 @@ int tracer_ticks_trap(pid_t tid, pid_t tgid, int stepped, uint64_t *site)
 		return 0;
 	*site = s->addr;
 	regs.rip = s->addr;
+	err = tracer_ticks_get(tid, &left);
+	if (err)
+		return err;
+	/* The original instruction, run here on the registers: no second
+	 * stop, and the code is not written twice. */
+	if (left > 0 && !(regs.eflags & X86_EFLAGS_TF)) {
+		struct user_regs_struct to = regs;
+		uint64_t push = 0, end = in->code_addr + in->code_len;
+		int k = dw_branch_run(in->out.orig + (s->addr - in->code_addr),
+				      end - s->addr < 15 ? end - s->addr : 15, &to, read_guest,
+				      &tid, &push);
+
+		if (k == 2 && tracer_write_mem(tid, to.rsp, &push, sizeof(push)) < 0)
+			k = 0; /* (the CPU faults there: the step shows how) */
+		if (k)
+			return tracer_ticks_set(tid, left - 1) < 0 || tracer_set_regs(tid, &to) < 0
+				       ? -ESRCH
+				       : TRACER_TICK_COUNTED;
+	}
 	err = tracer_set_regs(tid, &regs);
-	if (!err)
-		err = tracer_ticks_get(tid, &left);
 	if (err)
 		return err;
 	if (left == 0)
@@ -857,7 +880,7 @@ int tracer_ticks_trap(pid_t tid, pid_t tgid, int stepped, uint64_t *site)
 	left--;
 	if (tracer_ticks_set(tid, left) < 0)
 		return -ESRCH;
-	/* The original instruction, one step, and the int3 back. */
+	/* Else the original instruction, one step, and the int3 back. */
 	{
 		uint8_t orig = in->out.orig[s->addr - in->code_addr], cc = 0xcc;
 
