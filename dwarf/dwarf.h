@@ -165,7 +165,9 @@ enum dw_patch_kind {
 	DW_PATCH_JUMP = 1, /* a jump to a trampoline that counts */
 	DW_PATCH_INT3 = 2, /* an int3 the tracer counts */
 	DW_PATCH_PAD = 3,  /* a short branch whose taken path goes through a jump
-			    * put in dead padding nearby, to a trampoline */
+			    * put in dead padding nearby, to a trampoline; or a
+			    * short indirect call or jump made a jmp rel8 there,
+			    * whose trampoline makes the call or jump */
 };
 
 /* One place the plan patches, in link-time addresses. */
@@ -175,7 +177,7 @@ struct dw_patch_range {
 	uint16_t site; /* offset of the counted instruction in them */
 	uint8_t kind;  /* enum dw_patch_kind */
 	uint64_t slot;	 /* DW_PATCH_PAD: where its jump goes, */
-	uint64_t target; /* and where the branch went */
+	uint64_t target; /* and where the branch went (0: indirect, LEN bytes) */
 };
 
 /* Bytes a trampoline may take at most. */

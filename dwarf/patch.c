@@ -121,14 +121,18 @@ static void free_ranges(struct dw_patch_plan *p)
 }
 
 /* A slot of 5 bytes of dead padding within a rel8 of the 2-byte branch
- * I, taken from its pad: *SLOT, and 1; 0 when there is none. */
+ * I (TARGET its target), or of a jmp rel8 put in place of the indirect
+ * call or jump I of 2 to 4 bytes (TARGET 0: the trampoline makes it,
+ * pushing the original return address), taken from its pad: *SLOT, and
+ * 1; 0 when there is none. */
 static int pad_slot(struct plan_state *s, size_t i, uint64_t target, uint64_t *slot)
 {
 	const struct insn *in = &s->in[i];
 	uint64_t from = ia(s, i) + 2, lo = from - 128, hi = from + 127;
 	size_t a = 0, b = s->npads;
+	int indirect = !target && in->len >= 2 && in->len < 5 && (in->flags & (I_CALL | I_ENDS));
 
-	if (in->len != 2 || !(in->flags & I_RELOC) || !target)
+	if (!(in->flags & I_RELOC) || (in->len != 2 && !indirect) || (!target && !indirect))
 		return 0;
 	while (a < b) { /* the first pad that ends past LO */
 		size_t m = (a + b) / 2;
@@ -393,7 +397,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				plan->njump++;
 			} else if (pad_slot(s, i, target, &r.slot)) {
 				r.addr = ia(s, i);
-				r.len = 2;
+				r.len = target ? 2 : s->in[i].len;
 				r.kind = DW_PATCH_PAD;
 				r.target = target;
 				s->in[i].mark |= M_COVERED;

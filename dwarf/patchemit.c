@@ -371,12 +371,18 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		entry = trap + 1;
 		if (r->kind == DW_PATCH_PAD) {
 			/* Only the taken path counts: the branch goes to the
-			 * slot, the slot to here, and here to where it went. */
+			 * slot, the slot to here, and here to where it went.
+			 * An indirect call or jump becomes a jmp rel8 to the
+			 * slot, and is made here (a call pushes the original
+			 * return address, past its last byte). */
 			uint64_t slot = r->slot + (uint64_t)bias;
 			int64_t rel8 = (int64_t)(slot - (at + 2));
 			int32_t rel;
 
-			put_jmp(&e, r->target + (uint64_t)bias);
+			if (r->target)
+				put_jmp(&e, r->target + (uint64_t)bias);
+			else
+				relocate(&e, &dec, code + off, r->len, at);
 			if (e.failed || slot < code_addr || slot + 5 > code_addr + code_len ||
 			    rel8 < -128 || rel8 > 127 || !fits32((int64_t)(entry - (slot + 5)))) {
 				e.failed = 0;
@@ -386,6 +392,10 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 				patched[off] = 0xcc;
 				n++;
 				continue;
+			}
+			if (!r->target) {
+				patched[off] = 0xeb;
+				memset(patched + off + 2, 0xcc, r->len - 2u);
 			}
 			patched[off + 1] = (uint8_t)(int8_t)rel8;
 			patched[slot - code_addr] = 0xe9;

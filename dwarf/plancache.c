@@ -21,7 +21,7 @@
 #include "common/common.h"
 #include "dwarf.h"
 
-#define PLAN_MAGIC "HMPLAN03"
+#define PLAN_MAGIC "HMPLAN04"
 
 struct plan_header {
 	uint32_t range_size; /* sizeof(struct dw_patch_range) */

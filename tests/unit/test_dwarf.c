@@ -48,7 +48,8 @@ static void on_trap(int sig, siginfo_t *si, void *uc_)
 	(void)sig;
 	(void)si;
 	for (size_t i = 0; i < nsites; i++) {
-		if (sites[i].kind == DW_PATCH_JUMP && sites[i].trap == rip - 1) {
+		if ((sites[i].kind == DW_PATCH_JUMP || sites[i].kind == DW_PATCH_PAD) &&
+		    sites[i].trap == rip - 1) {
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)sites[i].addr;
 			*counter = refill;
 			traps++;
@@ -94,8 +95,8 @@ static fn2 load(const uint8_t *code, size_t len, int patch, struct dw_patch_plan
 		return (fn2)(uintptr_t)CODE_ADDR;
 	assert_int_equal(dw_patch_plan_buf(code, len, CODE_ADDR, 0, 0, plan), 0);
 	assert_true(plan->n <= 64);
-	used = dw_patch_emit(plan, 0, code, CODE_ADDR, len, out, (uint8_t *)TRAMP_ADDR,
-			     TRAMP_ADDR, TRAMP_SIZE, COUNTER_ADDR, sites, &nsites);
+	used = dw_patch_emit(plan, 0, code, CODE_ADDR, len, out, (uint8_t *)TRAMP_ADDR, TRAMP_ADDR,
+			     TRAMP_SIZE, COUNTER_ADDR, sites, &nsites);
 	assert_true(used >= 0);
 	memcpy((void *)CODE_ADDR, out, len);
 	return (fn2)(uintptr_t)CODE_ADDR;
@@ -196,10 +197,9 @@ static void test_flags_live(void **state)
 static void test_jcc_rel32(void **state)
 {
 	static const uint8_t code[] = {
-		0x48, 0x89, 0xf8, 0x31, 0xd2,
-		0x48, 0x83, 0xc2, 0x01,		    /* L: add $1,%rdx */
-		0x48, 0x83, 0xe8, 0x01,		    /* sub $1,%rax */
-		0x0f, 0x85, 0xf2, 0xff, 0xff, 0xff, /* jne L (rel32) */
+		0x48, 0x89, 0xf8, 0x31, 0xd2, 0x48, 0x83, 0xc2, 0x01, /* L: add $1,%rdx */
+		0x48, 0x83, 0xe8, 0x01,				      /* sub $1,%rax */
+		0x0f, 0x85, 0xf2, 0xff, 0xff, 0xff,		      /* jne L (rel32) */
 		0x48, 0x89, 0xd0, 0xc3,
 	};
 	struct dw_patch_plan plan;
@@ -239,15 +239,15 @@ static void test_jmp(void **state)
 static void test_indirect_call(void **state)
 {
 	static const uint8_t code[] = {
-		0x53,			      /* push %rbx */
-		0x48, 0x89, 0xfb,	      /* mov %rdi,%rbx */
-		0x31, 0xc0,		      /* xor %eax,%eax */
-		0x48, 0x8d, 0x35, 0x11, 0, 0, 0, /* L: lea add3(%rip),%rsi */
-		0xff, 0xd6,		      /* call *%rsi */
-		0x48, 0x83, 0xeb, 0x01,	      /* sub $1,%rbx */
-		0x75, 0xf1,		      /* jne L */
-		0x5b,			      /* pop %rbx */
-		0xc3,			      /* ret */
+		0x53,				       /* push %rbx */
+		0x48, 0x89, 0xfb,		       /* mov %rdi,%rbx */
+		0x31, 0xc0,			       /* xor %eax,%eax */
+		0x48, 0x8d, 0x35, 0x11, 0,    0,    0, /* L: lea add3(%rip),%rsi */
+		0xff, 0xd6,			       /* call *%rsi */
+		0x48, 0x83, 0xeb, 0x01,		       /* sub $1,%rbx */
+		0x75, 0xf1,			       /* jne L */
+		0x5b,				       /* pop %rbx */
+		0xc3,				       /* ret */
 		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
 		0x48, 0x83, 0xc0, 0x03, /* add3: add $3,%rax */
 		0xc3,
@@ -260,22 +260,107 @@ static void test_indirect_call(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+/* An indirect call that a branch goes to, followed by its return
+ * address: no neighbour can be taken along either side. It becomes a jmp
+ * rel8 to a jump put in the dead padding before it, and its trampoline
+ * makes the call with the original return address. 2 and 3 bytes (call
+ * *%rsi, call *%r11: one byte of int3 after the jmp rel8). Ticks: the
+ * call and the jne (which takes the sub along), each pass. */
+static void test_indirect_call_pad(void **state)
+{
+	static const uint8_t code2[] = {
+		0x53,						/* push %rbx */
+		0x48, 0x89, 0xfb,				/* mov %rdi,%rbx */
+		0x31, 0xc0,					/* xor %eax,%eax */
+		0x48, 0x8d, 0x35, 0x12, 0,    0,    0,		/* lea add3(%rip),%rsi */
+		0xeb, 0x06,					/* jmp C */
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xff, 0xd6, /* C: call *%rsi */
+		0x48, 0x83, 0xeb, 0x01,				/* sub $1,%rbx */
+		0x75, 0xf8,					/* jne C */
+		0x5b,						/* pop %rbx */
+		0xc3,						/* ret */
+		0x48, 0x83, 0xc0, 0x03,				/* add3: add $3,%rax */
+		0xc3,
+	};
+	static const uint8_t code3[] = {
+		0x53,						      /* push %rbx */
+		0x48, 0x89, 0xfb,				      /* mov %rdi,%rbx */
+		0x31, 0xc0,					      /* xor %eax,%eax */
+		0x4c, 0x8d, 0x1d, 0x13, 0,    0,    0,		      /* lea add3(%rip),%r11 */
+		0xeb, 0x06,					      /* jmp C */
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x41, 0xff, 0xd3, /* C: call *%r11 */
+		0x48, 0x83, 0xeb, 0x01,				      /* sub $1,%rbx */
+		0x75, 0xf7,					      /* jne C */
+		0x5b,						      /* pop %rbx */
+		0xc3,						      /* ret */
+		0x48, 0x83, 0xc0, 0x03,				      /* add3: add $3,%rax */
+		0xc3,
+	};
+	const uint8_t *codes[] = { code2, code3 };
+	const size_t lens[] = { sizeof(code2), sizeof(code3) };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct dw_patch_plan plan;
+		const struct dw_patch_range *pad = NULL;
+
+		check(codes[k], lens[k], 100, 0, 200, &plan);
+		for (size_t i = 0; i < plan.n; i++)
+			if (plan.ranges[i].kind == DW_PATCH_PAD)
+				pad = &plan.ranges[i];
+		assert_non_null(pad);
+		assert_int_equal(pad->addr, CODE_ADDR + 21);
+		assert_int_equal(pad->len, 2 + k);
+		assert_int_equal(pad->target, 0);
+		assert_int_equal(pad->slot, CODE_ADDR + 15);
+		assert_int_equal(count_kind(&plan, DW_PATCH_INT3), 0);
+		dw_patch_plan_free(&plan);
+	}
+}
+
 /* An indirect jmp through memory (a rip-relative slot) in a loop: the
  * slot's address is re-encoded for the trampoline. */
 static void test_indirect_jmp_riprel(void **state)
 {
 	static const uint8_t code[] = {
-		0x48, 0x89, 0xf8,		    /* mov %rdi,%rax */
-		0x31, 0xd2,			    /* xor %edx,%edx */
-		0x48, 0x83, 0xc2, 0x05,		    /* L: add $5,%rdx */
-		0x48, 0x83, 0xe8, 0x01,		    /* sub $1,%rax */
-		0x74, 0x06,			    /* je out */
-		0xff, 0x25, 0x08, 0x00, 0x00, 0x00, /* jmp *slot(%rip) */
-		0x48, 0x89, 0xd0,		    /* out: mov %rdx,%rax */
+		0x48,
+		0x89,
+		0xf8, /* mov %rdi,%rax */
+		0x31,
+		0xd2, /* xor %edx,%edx */
+		0x48,
+		0x83,
+		0xc2,
+		0x05, /* L: add $5,%rdx */
+		0x48,
+		0x83,
+		0xe8,
+		0x01, /* sub $1,%rax */
+		0x74,
+		0x06, /* je out */
+		0xff,
+		0x25,
+		0x08,
+		0x00,
+		0x00,
+		0x00, /* jmp *slot(%rip) */
+		0x48,
+		0x89,
+		0xd0, /* out: mov %rdx,%rax */
 		0xc3,
-		0x90, 0x90, 0x90, 0x90,
+		0x90,
+		0x90,
+		0x90,
+		0x90,
 		/* slot: CODE_ADDR + 5 */
-		0x05, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x00,
+		0x05,
+		0x00,
+		0x00,
+		0x60,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
 	};
 	struct dw_patch_plan plan;
 
@@ -289,15 +374,13 @@ static void test_indirect_jmp_riprel(void **state)
 static void test_riprel_neighbour(void **state)
 {
 	static const uint8_t code[] = {
-		0x31, 0xc0,				  /* xor %eax,%eax */
-		0x31, 0xc9,				  /* xor %ecx,%ecx */
-		0x48, 0x01, 0xc8,			  /* L: add %rcx,%rax */
-		0x48, 0x83, 0xef, 0x01,			  /* sub $1,%rdi */
-		0x48, 0x8b, 0x0d, 0x07, 0x00, 0x00, 0x00, /* mov k(%rip),%rcx */
-		0x75, 0xf0,				  /* jne L */
-		0xc3,
-		0x90, 0x90, 0x90, 0x90,
-		0x07, 0, 0, 0, 0, 0, 0, 0, /* k: 7 */
+		0x31, 0xc0,						    /* xor %eax,%eax */
+		0x31, 0xc9,						    /* xor %ecx,%ecx */
+		0x48, 0x01, 0xc8,					    /* L: add %rcx,%rax */
+		0x48, 0x83, 0xef, 0x01,					    /* sub $1,%rdi */
+		0x48, 0x8b, 0x0d, 0x07, 0x00, 0x00, 0x00,		    /* mov k(%rip),%rcx */
+		0x75, 0xf0,						    /* jne L */
+		0xc3, 0x90, 0x90, 0x90, 0x90, 0x07, 0,	  0, 0, 0, 0, 0, 0, /* k: 7 */
 	};
 	struct dw_patch_plan plan;
 
@@ -384,7 +467,8 @@ static void test_target_inside(void **state)
 	for (size_t i = 0; i < plan.n; i++) {
 		uint64_t t = CODE_ADDR + 14; /* T */
 
-		assert_false(plan.ranges[i].addr < t && t < plan.ranges[i].addr + plan.ranges[i].len);
+		assert_false(plan.ranges[i].addr < t &&
+			     t < plan.ranges[i].addr + plan.ranges[i].len);
 	}
 	dw_patch_plan_free(&plan);
 	check(code, sizeof(code), 40, 1, 40, &plan);
@@ -573,22 +657,22 @@ static void same_brief(const unsigned char *p, size_t n, size_t *answered)
 	if (!dw_insn_brief(p, n, &b))
 		return;
 	(*answered)++;
-	if (!dw_insn_brief_ref(p, n, &z) || b.len != z.len || b.kind != z.kind ||
-	    b.reg != z.reg || b.rel != z.rel) {
+	if (!dw_insn_brief_ref(p, n, &z) || b.len != z.len || b.kind != z.kind || b.reg != z.reg ||
+	    b.rel != z.rel) {
 		char hex[64] = "";
 
 		for (size_t k = 0; k < 15 && k < n; k++)
 			snprintf(hex + strlen(hex), sizeof(hex) - strlen(hex), " %02x", p[k]);
-		fail_msg("insnlen.c and Zydis differ on%s: len %u/%u kind %u/%u reg %d/%d rel %lld/%lld",
-			 hex, b.len, z.len, b.kind, z.kind, b.reg, z.reg, (long long)b.rel,
-			 (long long)z.rel);
+		fail_msg(
+			"insnlen.c and Zydis differ on%s: len %u/%u kind %u/%u reg %d/%d rel %lld/%lld",
+			hex, b.len, z.len, b.kind, z.kind, b.reg, z.reg, (long long)b.rel,
+			(long long)z.rel);
 	}
 }
 
 /* The executable mapping of libc in this process: *START, *END and its
  * file's PATH and OFFSET; 0 when there is none. */
-static int libc_code(uintptr_t *start, uintptr_t *end, char *path, size_t len,
-		     uint64_t *offset)
+static int libc_code(uintptr_t *start, uintptr_t *end, char *path, size_t len, uint64_t *offset)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512], perms[8], file[400];
@@ -598,7 +682,8 @@ static int libc_code(uintptr_t *start, uintptr_t *end, char *path, size_t len,
 	assert_non_null(f);
 	while (!found && fgets(line, sizeof(line), f)) {
 		file[0] = 0;
-		if (sscanf(line, "%lx-%lx %7s %llx %*s %*s %399s", start, end, perms, &off, file) >= 4 &&
+		if (sscanf(line, "%lx-%lx %7s %llx %*s %*s %399s", start, end, perms, &off, file) >=
+			    4 &&
 		    strcmp(perms, "r-xp") == 0 && strstr(file, "/libc.so.6")) {
 			snprintf(path, len, "%s", file);
 			*offset = off;
@@ -775,7 +860,7 @@ static void test_cache_prune(void **state)
 {
 	char tmp[] = "/tmp/hermit-prune.XXXXXX", path[256], name[512], cmd[512];
 	static const char *const others[] = { "0000000000000001", "0000000000000002",
-					       "0000000000000003", "0000000000000004" };
+					      "0000000000000003", "0000000000000004" };
 	struct stat st;
 	int left = 0;
 
@@ -944,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_jcc_rel32),
 		cmocka_unit_test(test_jmp),
 		cmocka_unit_test(test_indirect_call),
+		cmocka_unit_test(test_indirect_call_pad),
 		cmocka_unit_test(test_indirect_jmp_riprel),
 		cmocka_unit_test(test_riprel_neighbour),
 		cmocka_unit_test(test_count_at_target),
