@@ -209,6 +209,10 @@ t_jitcall() {
 	# Each call is a few ms of the CPU, the watch waits for 100 ms of it.
 	[ "$(uncounted "$meta")" = 0 ] ||
 		{ cat "$meta" >&2; fail "jitcall: preempted inside the generated code"; }
+	hm "$WORK/jitcall.list" record list --json
+	tr -d ' \t\n' <"$WORK/jitcall.list" |
+		grep -q "\"id\":\"$(cat "$HERMIT_DATA_DIR/LAST")\".*\"deferred_preemptions\":$n[,}]" ||
+		{ cat "$WORK/jitcall.list" >&2; fail "jitcall: record list --json does not say $n deferred preemptions"; }
 }
 
 status=0
