@@ -13,11 +13,10 @@
 #include <stddef.h>
 
 #include "dwarf.h"
+#include "operand.h"
 
-/* The value of 64-bit general register REG (rip: the next instruction's
- * address, as rip-relative operands count from it). */
-static int reg_value(ZydisRegister reg, const struct user_regs_struct *r, uint64_t next,
-		     uint64_t *out)
+/* (operand.h) */
+int dw_reg_value(ZydisRegister reg, const struct user_regs_struct *r, uint64_t next, uint64_t *out)
 {
 	static const struct {
 		ZydisRegister reg;
@@ -59,15 +58,15 @@ static int reg_value(ZydisRegister reg, const struct user_regs_struct *r, uint64
 	return -1;
 }
 
-/* The address memory operand OP of ZI names, or -1 when it names none we
- * can compute (vector indexes). */
-static int address_of(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *op,
-		      const struct user_regs_struct *r, uint64_t *out)
+/* (operand.h) */
+int dw_mem_address(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *op,
+		   const struct user_regs_struct *r, uint64_t *out)
 {
 	uint64_t next = r->rip + zi->length, base, index, a;
 
-	if (op->mem.type != ZYDIS_MEMOP_TYPE_MEM || reg_value(op->mem.base, r, next, &base) < 0 ||
-	    reg_value(op->mem.index, r, next, &index) < 0)
+	if (op->mem.type != ZYDIS_MEMOP_TYPE_MEM ||
+	    dw_reg_value(op->mem.base, r, next, &base) < 0 ||
+	    dw_reg_value(op->mem.index, r, next, &index) < 0)
 		return -1;
 	a = base + index * (op->mem.scale ? op->mem.scale : 1) +
 	    (op->mem.disp.has_displacement ? (uint64_t)op->mem.disp.value : 0);
@@ -115,7 +114,7 @@ int dw_insn_accesses(const unsigned char *buf, size_t len, const struct user_reg
 		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY ||
 		    !(op->actions &
 		      (ZYDIS_OPERAND_ACTION_MASK_READ | ZYDIS_OPERAND_ACTION_MASK_WRITE)) ||
-		    address_of(&zi, op, r, &a) < 0)
+		    dw_mem_address(&zi, op, r, &a) < 0)
 			continue;
 		out[n].addr = a;
 		out[n].size = op->size >= 8 ? op->size / 8 : 1;

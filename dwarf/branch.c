@@ -10,44 +10,16 @@
  */
 #include "config.h"
 
-#include <stddef.h>
-#include <string.h>
 #include <Zydis/Zydis.h>
 
 #include "dwarf.h"
+#include "operand.h"
 
 #define CF 0x001ULL
 #define PF 0x004ULL
 #define ZF 0x040ULL
 #define SF 0x080ULL
 #define OF 0x800ULL
-
-/* The 64-bit value of general register REG, of REGS; 0 when not one. */
-static int gpr_value(const struct user_regs_struct *regs, ZydisRegister reg, uint64_t *v)
-{
-#define GPR(r, f)                                                        \
-	{                                                                \
-		ZYDIS_REGISTER_##r, offsetof(struct user_regs_struct, f) \
-	}
-	static const struct {
-		ZydisRegister reg;
-		size_t off;
-	} gprs[] = {
-		GPR(RAX, rax), GPR(RCX, rcx), GPR(RDX, rdx), GPR(RBX, rbx),
-		GPR(RSP, rsp), GPR(RBP, rbp), GPR(RSI, rsi), GPR(RDI, rdi),
-		GPR(R8, r8),   GPR(R9, r9),   GPR(R10, r10), GPR(R11, r11),
-		GPR(R12, r12), GPR(R13, r13), GPR(R14, r14), GPR(R15, r15),
-	};
-#undef GPR
-
-	for (size_t i = 0; i < sizeof(gprs) / sizeof(gprs[0]); i++) {
-		if (gprs[i].reg == reg) {
-			memcpy(v, (const char *)regs + gprs[i].off, sizeof(*v));
-			return 1;
-		}
-	}
-	return 0;
-}
 
 /* Whether conditional jump M is taken with flags F and count register
  * RCX (LOOP's already decremented); -1: not a conditional jump. */
@@ -88,22 +60,17 @@ static int indirect_target(const ZydisDecodedInstruction *zi, const ZydisDecoded
 			   const struct user_regs_struct *regs, dw_branch_read_fn read, void *ctx,
 			   uint64_t *target)
 {
-	uint64_t base = 0, index = 0;
+	uint64_t at;
 
 	if (op->type == ZYDIS_OPERAND_TYPE_REGISTER)
-		return gpr_value(regs, op->reg.value, target);
+		return op->reg.value != ZYDIS_REGISTER_NONE &&
+		       dw_reg_value(op->reg.value, regs, regs->rip + zi->length, target) == 0;
 	if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || zi->address_width != 64 || op->size != 64 ||
 	    (op->mem.segment != ZYDIS_REGISTER_DS && op->mem.segment != ZYDIS_REGISTER_SS &&
-	     op->mem.segment != ZYDIS_REGISTER_NONE))
+	     op->mem.segment != ZYDIS_REGISTER_NONE) ||
+	    dw_mem_address(zi, op, regs, &at) < 0)
 		return 0;
-	if (op->mem.base == ZYDIS_REGISTER_RIP)
-		base = regs->rip + zi->length;
-	else if (op->mem.base != ZYDIS_REGISTER_NONE && !gpr_value(regs, op->mem.base, &base))
-		return 0;
-	if (op->mem.index != ZYDIS_REGISTER_NONE && !gpr_value(regs, op->mem.index, &index))
-		return 0;
-	return read(ctx, base + index * op->mem.scale + (uint64_t)op->mem.disp.value, target,
-		    sizeof(*target)) == 0;
+	return read(ctx, at, target, sizeof(*target)) == 0;
 }
 
 /* Where jmp or call ZI goes: its immediate, a register or memory. */

@@ -130,9 +130,10 @@ static int pad_slot(struct plan_state *s, size_t i, uint64_t target, uint64_t *s
 	const struct insn *in = &s->in[i];
 	uint64_t from = ia(s, i) + 2, lo = from - 128, hi = from + 127;
 	size_t a = 0, b = s->npads;
+	int branch = target && in->len == 2;
 	int indirect = !target && in->len >= 2 && in->len < 5 && (in->flags & (I_CALL | I_ENDS));
 
-	if (!(in->flags & I_RELOC) || (in->len != 2 && !indirect) || (!target && !indirect))
+	if (!(in->flags & I_RELOC) || (!branch && !indirect))
 		return 0;
 	while (a < b) { /* the first pad that ends past LO */
 		size_t m = (a + b) / 2;

@@ -503,7 +503,7 @@ void rec_diverged(struct rec *r, const struct rec_event_record *want,
 
 /* spin.c: the spin watch's preemptions. T, running and not in a syscall,
  * is where no tick counts: it is preempted at its next tick, or where it
- * is if none comes while it has 50 ms more of the CPU. */
+ * is if none comes while it has 100 ms more of the CPU. */
 void rec_spin_uncounted(struct rec *r, struct task *t);
 /* T ran out of budget at SITE: 1 when that was the spin watch's (record)
  * or the log's next event is that preemption (replay), and it was made. */

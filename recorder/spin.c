@@ -72,6 +72,15 @@ static void spin_preempt(struct rec *r, struct task *t)
 	watch_preempt(r, t, &ev, REC_EV_SPIN);
 }
 
+/* The spin watch lets T, running, go on; it looks again in 100 ms. */
+static void run_on(struct task *t)
+{
+	/* A stop a run elsewhere may not make: where its budget ends stays. */
+	t->extra_stop = 1;
+	tracer_blockwatch_set(t->tid);
+	rec_resume(t, RESUME_CONT, 0);
+}
+
 /*
  * In counted code every loop passes a site, so the thread's budget
  * preempts it at a tick, the same on every host: a host too busy to let
@@ -103,12 +112,9 @@ int rec_spin_declined(struct rec *r, struct task *t)
 		t->spin_mark = t->tick_count + 1;
 		t->spin_cpu = tracer_task_cputime(t->tid, &cpu) == 0 ? cpu : 0;
 	}
-	/* A stop a run elsewhere may not make: where its budget ends stays. */
-	t->extra_stop = 1;
 	hm_debug("task %d is in counted code (pc %#llx, tick %llu): its budget preempts it",
 		 t->index, (unsigned long long)regs.rip, (unsigned long long)t->tick_count);
-	tracer_blockwatch_set(t->tid);
-	rec_resume(t, RESUME_CONT, 0);
+	run_on(t);
 	return 1;
 }
 
@@ -141,10 +147,7 @@ void rec_spin_uncounted(struct rec *r, struct task *t)
 				 "preempts it",
 				 t->index, (unsigned long long)t->tick_count);
 		}
-		/* A stop a run elsewhere may not make: where its budget ends stays. */
-		t->extra_stop = 1;
-		tracer_blockwatch_set(t->tid);
-		rec_resume(t, RESUME_CONT, 0);
+		run_on(t);
 		return;
 	}
 	t->watch_tick = 0;

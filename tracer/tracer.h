@@ -368,8 +368,9 @@ enum {
 enum {
 	TRACER_TICK_OUT = 1,	 /* the budget was spent at a site: rip is back at its
 				  * start, the tick not taken */
-	TRACER_TICK_COUNTED = 2, /* an int3 site with budget left: run (dwarf/branch.c) or stepped over; the
-				  * caller counts the tick (the counter is unchanged) */
+	TRACER_TICK_COUNTED = 2, /* an int3 site with budget left: run (dwarf/branch.c)
+				  * or stepped over; the caller counts the tick (its
+				  * counter is one less already) */
 	TRACER_TICK_FAULT = 3,	 /* that step faulted: *SITE is the signal to deliver */
 };
 /* Whether TID's SIGTRAP is a counted site's: one of the above with *SITE
