@@ -458,15 +458,21 @@ int rec_replay_completes(struct rec *r, struct task *t)
 		return 0;
 	/* Parked in the recording more often than here: park it too (the
 	 * writer may be another task, whose writes leave nothing in the log).
+	 * Whether or not another task looks runnable now: a writer parked on
+	 * a full pipe becomes retryable only through this park (a park is
+	 * progress), as it did in the recording; waiting instead held a
+	 * `seq | sort` replay 5 s at each of sort's spills.
 	 * As often: its input was there then and is on its way now (a
 	 * loopback socket's bytes arrive when the kernel's softirq pleases). */
-	if (REC_EV_KIND(ev) == REC_EV_INPUT && REC_EV_PARKS(ev) > t->parks &&
-	    rec_others_can_run(r, t))
+	if (REC_EV_KIND(ev) == REC_EV_INPUT && REC_EV_PARKS(ev) > t->parks)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (int64_t)ts.tv_sec * HM_NS_PER_SEC + ts.tv_nsec;
-	if (!t->due_since)
+	if (!t->due_since) {
 		t->due_since = now;
+		hm_debug("replay: task %d waits for the input its %s got in the recording",
+			 t->index, t->pending->name);
+	}
 	return now - t->due_since < DUE_WAIT_NS;
 }
 

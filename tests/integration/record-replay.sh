@@ -168,6 +168,19 @@ rec subst -- bash -c 'for i in 1 2 3 4; do d=$(readlink -f /tmp); n=$(echo "$d" 
 	fail "subst: the recorded run printed $(head -n 1 "$WORK/subst.rec")"
 replay_same subst "$rid" 0
 
+# ---- a writer parked on a full pipe while its reader makes only calls
+# that leave nothing to the scheduler (sort's reads and its spills to a
+# temporary file): the replay parks the reader where the recording did,
+# and never waits for that input as if it were due from outside (that
+# waited 5 s of wall time per spill; the log line says it decided to) ----
+rec spill -- sh -c 'seq 1 300000 | sort -n | md5sum'
+[ "$rst" = 0 ] || { tail -20 "$WORK/spill.rec.err" >&2; fail "spill: the recorded run exited $rst"; }
+[ "$(cat "$WORK/spill.rec")" = "$(seq 1 300000 | md5sum)" ] || fail "spill: the recorded run printed $(cat "$WORK/spill.rec")"
+hm "$WORK/spill.rep" replay "$rid" --autopilot --log=debug
+[ "$?" = 0 ] || { tail -20 "$WORK/spill.rep.err" >&2; fail "spill: the replay exited non-zero"; }
+diff -u "$WORK/spill.rec" "$WORK/spill.rep" || fail "spill: the replay printed other stdout"
+! grep 'waits for the input' "$WORK/spill.rep.err" || fail "spill: the replay waited for input of the guest's own pipe"
+
 # ---- where stdin, stdout and stderr stand: recorded with stdout to a
 # file the shell had written to, replayed with stdout to a pipe, the
 # replay sees the recording's positions (python3 asks, then runs other
