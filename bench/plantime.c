@@ -58,6 +58,7 @@ static uint64_t digest(const struct dw_patch_plan *p)
 	h = fnv(h, p->nint3, 8);
 	h = fnv(h, p->npad, 8);
 	h = fnv(h, p->ntarget, 8);
+	h = fnv(h, p->nafter, 8);
 	h = fnv(h, p->tramp_size, 8);
 	h = fnv(h, p->exec_vaddr, 8);
 	h = fnv(h, p->exec_offset, 8);
@@ -253,9 +254,10 @@ int main(int argc, char **argv)
 					d = digest(&plan);
 					printf("%s off=0x%" PRIx64
 					       " ranges=%zu jump=%zu (target %zu) "
-					       "int3=%zu pad=%zu tramp_size=%zu digest=%016" PRIx64,
+					       "int3=%zu pad=%zu after_call=%zu tramp_size=%zu "
+					       "digest=%016" PRIx64,
 					       argv[a], offs[o], plan.n, plan.njump, plan.ntarget,
-					       plan.nint3, plan.npad, plan.tramp_size, d);
+					       plan.nint3, plan.npad, plan.nafter, plan.tramp_size, d);
 					if (verbose) {
 						for (size_t i = 0; i < plan.n; i++) {
 							const struct dw_patch_range *g =

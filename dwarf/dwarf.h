@@ -188,6 +188,7 @@ struct dw_patch_plan {
 	size_t n, cap;
 	size_t njump, nint3, npad;
 	size_t ntarget; /* of njump: backward branches counted at their target */
+	size_t nafter;	/* branches not counted: each pass follows a counted call's return */
 	size_t tramp_size;    /* bytes of trampolines it needs, page-rounded */
 	uint64_t exec_vaddr;  /* the executable segment: link-time address, */
 	uint64_t exec_offset; /* file offset */

@@ -96,6 +96,72 @@ static int choose_range(const struct plan_state *s, size_t i, size_t *first, siz
 	return 0;
 }
 
+/*
+ * A call site counted before it: instructions [*FIRST, I) that run
+ * straight into the call I (at least 5 bytes; none covered or a site
+ * that must count; no entry point among them or at the call), so that
+ * the call stays where it is. A call made in a trampoline pushes the
+ * original return address and jumps: the CPU's return predictor never
+ * saw a call, and the callee's ret mispredicts every time (a loop that
+ * calls a function took 10x its native time, 1.5 of it counting).
+ * 1 and *FIRST, or 0.
+ */
+static int choose_before(const struct plan_state *s, size_t i, size_t *first)
+{
+	const struct insn *in = s->in;
+	int found = 0;
+
+	for (size_t before = 1; before <= 4 && before <= i; before++) {
+		size_t f = i - before;
+
+		if (!(in[f].flags & I_MOVABLE) || (in[f].mark & M_COVERED) ||
+		    ((in[f].flags & I_SITE) && !(in[f].flags & I_CHAOS)) ||
+		    !contiguous(s, f, f + 1) || entry_inside(s, ia(s, f), ia(s, i) + 1))
+			break;
+		if (ia(s, i) - ia(s, f) < 5)
+			continue;
+		/* The fewest that make 5 bytes, or further back to an entry
+		 * point: a loop that goes there (a branch counted at its
+		 * target) is then counted by this range too. */
+		if (!found || entry_inside(s, ia(s, f) - 1, ia(s, f) + 1))
+			*first = f;
+		found = 1;
+	}
+	return found;
+}
+
+/*
+ * Whether the backward branch I needs no count of its own: it is reached
+ * only by falling through from the return address R of a call C that is
+ * itself a site (so counted), the instructions from R to it straight-line
+ * with no entry point among them, and no direct branch or call to R. Then
+ * every cycle through I returns from C first, and C counts it. (R is
+ * reached otherwise only by an indirect jump or call, which counts, or a
+ * return to an address pushed by hand; a loop of those that the planner
+ * cannot see is left to the spin watch, as any uncounted code is.) This
+ * is `call f; test %al,%al; jne back`, whose return address leaves no
+ * room for a jump: an int3 and a stop per pass before (cc1's
+ * ipa_reverse_postorder, node's start-up).
+ */
+static int after_counted_call(const struct plan_state *s, size_t i)
+{
+	const struct insn *in = s->in;
+	size_t k = i;
+
+	if (in[i].flags & (I_CALL | I_CHAOS))
+		return 0;
+	for (int n = 0; n < 16 && k > 0 && contiguous(s, k - 1, k); n++, k--) {
+		uint64_t r = ia(s, k);
+
+		if (!(in[k - 1].flags & I_CALL))
+			continue;
+		return (in[k - 1].flags & I_SITE) && !(in[k - 1].flags & I_CHAOS) &&
+		       !entry_inside(s, r, ia(s, i) + 1) &&
+		       !(s->direct[(r - s->base) / 8] & (1u << ((r - s->base) % 8)));
+	}
+	return 0;
+}
+
 static void add_range(struct dw_patch_plan *plan, const struct dw_patch_range *r)
 {
 	if (plan->n == plan->cap) {
@@ -197,6 +263,7 @@ void plan_state_free(struct plan_state *s)
 	free(s->in);
 	free(s->pads);
 	free(s->targets);
+	free(s->direct);
 	free(s->starts);
 	free(s->sites);
 }
@@ -379,7 +446,16 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			if (!(s->in[i].flags & I_SITE) || (s->in[i].mark & M_COVERED) ||
 			    chaos != pass)
 				continue;
-			if (choose_range(s, i, &f, &l)) {
+			if (!chaos && (s->in[i].flags & I_CALL) && choose_before(s, i, &f)) {
+				/* (the call itself stays, covered: never taken along) */
+				r.addr = ia(s, f);
+				r.len = (uint16_t)(ia(s, i) - r.addr);
+				r.kind = DW_PATCH_JUMP;
+				r.site = r.len;
+				cover(s, f, i);
+				s->in[f].mark |= M_JUMP;
+				plan->njump++;
+			} else if (choose_range(s, i, &f, &l)) {
 				r.addr = ia(s, f);
 				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
@@ -416,6 +492,10 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				plan->ntarget++;
 				add_range(&back, &r); /* (before those around it: sorted apart) */
 				continue;
+			} else if (after_counted_call(s, i)) {
+				s->in[i].mark |= M_COVERED;
+				plan->nafter++;
+				continue;
 			} else {
 				r.addr = ia(s, i);
 				r.len = 1;
@@ -431,6 +511,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 	free(s->pads);
 	free(s->in);
 	free(s->targets);
+	free(s->direct);
 	free(s->starts);
 	free(s->sites);
 }

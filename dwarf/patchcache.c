@@ -23,7 +23,7 @@
 
 #include "dwarf.h"
 
-#define OUT_MAGIC "HMEMIT03"
+#define OUT_MAGIC "HMEMIT04"
 
 struct out_header {
 	uint32_t header_size;

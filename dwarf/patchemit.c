@@ -348,7 +348,10 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		uint64_t trap, entry;
 		struct dw_patch_site *site = &sites[n];
 
-		if (at < code_addr || at + r->len > code_addr + code_len)
+		/* (a call counted before it lies past the range: an int3 may
+		 * have to go there) */
+		if (at < code_addr || at + r->len > code_addr + code_len ||
+		    at + r->site >= code_addr + code_len)
 			continue;
 		site->addr = at;
 		site->len = r->len;

@@ -21,12 +21,12 @@
 #include "common/common.h"
 #include "dwarf.h"
 
-#define PLAN_MAGIC "HMPLAN04"
+#define PLAN_MAGIC "HMPLAN05"
 
 struct plan_header {
 	uint32_t range_size; /* sizeof(struct dw_patch_range) */
 	uint32_t header_size;
-	uint64_t n, njump, nint3, npad, ntarget, tramp_size;
+	uint64_t n, njump, nint3, npad, ntarget, nafter, tramp_size;
 	uint64_t exec_vaddr, exec_offset, exec_size;
 };
 
@@ -59,6 +59,7 @@ static int load(const char *path, struct dw_patch_plan *plan)
 	plan->nint3 = (size_t)h.nint3;
 	plan->npad = (size_t)h.npad;
 	plan->ntarget = (size_t)h.ntarget;
+	plan->nafter = (size_t)h.nafter;
 	plan->tramp_size = (size_t)h.tramp_size;
 	plan->exec_vaddr = h.exec_vaddr;
 	plan->exec_offset = h.exec_offset;
@@ -83,6 +84,7 @@ static void store(const char *path, const struct dw_patch_plan *plan)
 	h.nint3 = plan->nint3;
 	h.npad = plan->npad;
 	h.ntarget = plan->ntarget;
+	h.nafter = plan->nafter;
 	h.tramp_size = plan->tramp_size;
 	h.exec_vaddr = plan->exec_vaddr;
 	h.exec_offset = plan->exec_offset;

@@ -36,6 +36,7 @@ void plan_targets_init(struct plan_state *s, uint64_t base, uint64_t size)
 	s->base = base;
 	s->size = size;
 	s->targets = xcalloc(size / 8 + 2, 1);
+	s->direct = xcalloc(size / 8 + 2, 1);
 	s->starts = xcalloc(size / 8 + 2, 1);
 	/* Room for an instruction in 3 bytes (4 on average in libc, cc1,
 	 * node): grown rarely, never copied. */
@@ -48,6 +49,13 @@ void plan_add_target(struct plan_state *s, uint64_t a)
 {
 	if (a >= s->base && a - s->base <= s->size)
 		s->targets[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+}
+
+void plan_add_direct(struct plan_state *s, uint64_t a)
+{
+	plan_add_target(s, a);
+	if (a >= s->base && a - s->base <= s->size)
+		s->direct[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
 }
 
 /* splitmix64 of the seed and address: whether chaos picks this one. */
@@ -261,7 +269,7 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR)
 			in.flags |= I_ENDS;
 		if (has_target) {
-			plan_add_target(s, target);
+			plan_add_direct(s, target);
 			if (target <= addr)
 				in.flags |= I_SITE;
 			if (!pinned(zi)) {
@@ -281,7 +289,7 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		in.flags |= I_CALL;
 		plan_add_target(s, addr + zi->length);
 		if (has_target) {
-			plan_add_target(s, target);
+			plan_add_direct(s, target);
 			if (target <= addr)
 				in.flags |= I_SITE | I_RELOC;
 		} else if (!has_imm) {
@@ -352,7 +360,7 @@ static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, 
 	case DW_BRIEF_JCC:
 	case DW_BRIEF_JMP:
 		in.target = target;
-		plan_add_target(s, target);
+		plan_add_direct(s, target);
 		if (target <= addr)
 			in.flags |= I_SITE;
 		in.flags |= b->kind == DW_BRIEF_JMP ? I_ENDS | I_RELOC : I_RELOC | I_MOVABLE;
@@ -361,7 +369,7 @@ static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, 
 		in.target = target;
 		in.flags |= I_CALL;
 		plan_add_target(s, addr + b->len);
-		plan_add_target(s, target);
+		plan_add_direct(s, target);
 		if (target <= addr)
 			in.flags |= I_SITE | I_RELOC;
 		break;

@@ -63,6 +63,7 @@ struct plan_state {
 	struct insn *in;
 	size_t n, cap;
 	uint8_t *targets;   /* a bit per byte of the segment: an entry point there */
+	uint8_t *direct;    /* the same: a direct branch or call goes there */
 	uint8_t *starts;    /* the same: an instruction starts there */
 	struct site *sites; /* those decoded as sites, in order */
 	size_t nsites, cap_sites;
@@ -115,6 +116,8 @@ void plan_targets_init(struct plan_state *s, uint64_t base, uint64_t size);
 /* A known entry point at A (a branch target, a return address, a symbol);
  * one outside the segment is dropped. */
 void plan_add_target(struct plan_state *s, uint64_t a);
+/* The same for the target of a direct branch or call, also kept apart. */
+void plan_add_direct(struct plan_state *s, uint64_t a);
 /* Decodes the LEN bytes of BUF, a section at VADDR within S's segment,
  * into S: 0, or -EINVAL when Zydis cannot start. */
 int plan_decode_section(struct plan_state *s, const unsigned char *buf, size_t len, uint64_t vaddr);

@@ -183,12 +183,12 @@ static struct plan *plan_for(const char *path, const char *name, uint64_t off, u
 		hm_debug("no counted sites in '%s': %s", name, hm_strerror(pl->err));
 	else
 		hm_debug("'%s': %zu sites by jump, %zu by int3, %s in %.1f ms (%zu by a jump "
-			 "in padding, %zu at a branch's target)",
+			 "in padding, %zu at a branch's target, %zu by the call before)",
 			 name, pl->p.njump + pl->p.npad, pl->p.nint3,
 			 hit ? "read from the cache" : "planned",
 			 (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
-			 pl->p.npad, pl->p.ntarget);
+			 pl->p.npad, pl->p.ntarget, pl->p.nafter);
 	pl->next = plans;
 	plans = pl;
 	return pl->err ? NULL : pl;

@@ -260,6 +260,89 @@ static void test_indirect_call(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+/* A call that must count (backward) is counted before it: the range is
+ * the instructions that run into it, and the call itself is left as it
+ * was, so that it returns where the CPU's return predictor expects
+ * (a call made in a trampoline would push and jump). The callee sees the
+ * original return address either way. Ticks: the call and the jne. */
+static void test_call_counted_before(void **state)
+{
+	static const uint8_t code[] = {
+		0xeb, 0x05,			    /* jmp entry */
+		0x48, 0x8d, 0x40, 0x03,		    /* add3: lea 3(%rax),%rax */
+		0xc3,				    /* ret */
+		0x53,				    /* entry: push %rbx */
+		0x48, 0x89, 0xfb,		    /* mov %rdi,%rbx */
+		0x31, 0xc0,			    /* xor %eax,%eax */
+		0x48, 0x89, 0xd9,		    /* L: mov %rbx,%rcx */
+		0x48, 0x8d, 0x49, 0x00,		    /* lea 0(%rcx),%rcx */
+		0xe8, 0xe9, 0xff, 0xff, 0xff,	    /* call add3 */
+		0x48, 0x83, 0xeb, 0x01,		    /* sub $1,%rbx */
+		0x75, 0xee,			    /* jne L */
+		0x5b,				    /* pop %rbx */
+		0xc3,				    /* ret */
+	};
+	struct dw_patch_plan plan;
+	const struct dw_patch_range *before = NULL;
+
+	(void)state;
+	check(code, sizeof(code), 100, 0, 200, &plan);
+	for (size_t i = 0; i < plan.n; i++)
+		if (plan.ranges[i].site == plan.ranges[i].len)
+			before = &plan.ranges[i];
+	assert_non_null(before);
+	assert_int_equal(before->kind, DW_PATCH_JUMP);
+	assert_int_equal(before->addr, CODE_ADDR + 0xd);
+	assert_int_equal(before->len, 7);
+	/* the call is still the call */
+	assert_memory_equal((const void *)(uintptr_t)(CODE_ADDR + 0x14), code + 0x14, 5);
+	assert_int_equal(count_kind(&plan, DW_PATCH_INT3), 0);
+	dw_patch_plan_free(&plan);
+}
+
+/* `call f; test %al,%al; jne L`: the jne's return address leaves no room
+ * for a jump, and it is reached only from the call's return, which
+ * counts: the jne is not counted at all (no int3, no stop). Ticks: the
+ * call, each pass. With a direct branch to the return address as well
+ * (jmp R), a loop could bypass the call: then the jne counts. */
+static void test_after_counted_call(void **state)
+{
+	static const uint8_t code[] = {
+		0xeb, 0x08,			 /* jmp entry */
+		0x48, 0x83, 0xeb, 0x01,		 /* f: sub $1,%rbx */
+		0x0f, 0x95, 0xc0,		 /* setne %al */
+		0xc3,				 /* ret */
+		0x53,				 /* entry: push %rbx */
+		0x48, 0x89, 0xfb,		 /* mov %rdi,%rbx */
+		0x31, 0xc9,			 /* xor %ecx,%ecx */
+		0x48, 0x85, 0xdb,		 /* test %rbx,%rbx */
+		0x74, 0x0d,			 /* je done */
+		0x48, 0x83, 0xc1, 0x01,		 /* L: add $1,%rcx */
+		0xe8, 0xe4, 0xff, 0xff, 0xff,	 /* call f */
+		0x84, 0xc0,			 /* R: test %al,%al */
+		0x75, 0xf3,			 /* jne L */
+		0x48, 0x89, 0xc8,		 /* done: mov %rcx,%rax */
+		0x5b,				 /* pop %rbx */
+		0xc3,				 /* ret */
+	};
+	uint8_t to_r[sizeof(code)];
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 100, 0, 100, &plan);
+	assert_int_equal(plan.nafter, 1);
+	assert_int_equal(count_kind(&plan, DW_PATCH_INT3), 0);
+	dw_patch_plan_free(&plan);
+
+	memcpy(to_r, code, sizeof(code));
+	to_r[0xe] = 0xeb; /* jmp R, over the xor (planned, not run) */
+	to_r[0xf] = 0x0e;
+	assert_int_equal(dw_patch_plan_buf(to_r, sizeof(to_r), CODE_ADDR, 0, 0, &plan), 0);
+	assert_int_equal(plan.nafter, 0);
+	assert_int_equal(count_kind(&plan, DW_PATCH_INT3), 1);
+	dw_patch_plan_free(&plan);
+}
+
 /* An indirect call that a branch goes to, followed by its return
  * address: no neighbour can be taken along either side. It becomes a jmp
  * rel8 to a jump put in the dead padding before it, and its trampoline
@@ -1029,6 +1112,8 @@ int main(void)
 		cmocka_unit_test(test_jcc_rel32),
 		cmocka_unit_test(test_jmp),
 		cmocka_unit_test(test_indirect_call),
+		cmocka_unit_test(test_call_counted_before),
+		cmocka_unit_test(test_after_counted_call),
 		cmocka_unit_test(test_indirect_call_pad),
 		cmocka_unit_test(test_indirect_jmp_riprel),
 		cmocka_unit_test(test_riprel_neighbour),
