@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "common/common.h"
+#include "dwarf/dwarf.h"
 #include "replayer/replayer.h"
 #include "tracer/tracer.h"
 
@@ -114,6 +115,8 @@ static cJSON *new_metadata(const char *id, const struct rec_options *o, const ch
 		doc, "tick_semantics",
 		"counted: backward branches and indirect jumps and calls a thread took, counted "
 		"in patched code; a position is (event, thread, ticks, pc)");
+	/* which counting: a replay under another is refused (dwarf/dwarf.h) */
+	cJSON_AddStringToObject(doc, "counting", DW_PATCH_COUNTING);
 	add_time(doc, "created");
 	cJSON_AddStringToObject(doc, "status", "recording");
 	cJSON_AddNullToObject(doc, "exit_status");

@@ -180,6 +180,15 @@ struct dw_patch_range {
 	uint64_t target; /* and where the branch went (0: indirect, LEN bytes) */
 };
 
+/* The kept plans' and patched outputs' formats (dwarf/plancache.c,
+ * dwarf/patchcache.c), bumped whenever what they hold changes. Together
+ * they name how ticks are counted: a recording keeps them
+ * (metadata.json "counting"), and a replay under another counting would
+ * stop threads at other ticks, so it is refused up front. */
+#define DW_PLAN_MAGIC "HMPLAN05"
+#define DW_EMIT_MAGIC "HMEMIT04"
+#define DW_PATCH_COUNTING DW_PLAN_MAGIC "+" DW_EMIT_MAGIC
+
 /* Bytes a trampoline may take at most. */
 #define DW_PATCH_TRAMP_MAX 160
 

@@ -44,6 +44,12 @@ static int entry_inside(const struct plan_state *s, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
+/* Whether a known entry point is at A. */
+static int entry_at(const struct plan_state *s, uint64_t a)
+{
+	return entry_inside(s, a - 1, a + 1);
+}
+
 static int contiguous(const struct plan_state *s, size_t from, size_t to)
 {
 	for (size_t k = from; k < to; k++) {
@@ -123,7 +129,7 @@ static int choose_before(const struct plan_state *s, size_t i, size_t *first)
 		/* The fewest that make 5 bytes, or further back to an entry
 		 * point: a loop that goes there (a branch counted at its
 		 * target) is then counted by this range too. */
-		if (!found || entry_inside(s, ia(s, f) - 1, ia(s, f) + 1))
+		if (!found || entry_at(s, ia(s, f)))
 			*first = f;
 		found = 1;
 	}
@@ -131,10 +137,11 @@ static int choose_before(const struct plan_state *s, size_t i, size_t *first)
 }
 
 /*
- * Whether the backward branch I needs no count of its own: it is reached
- * only by falling through from the return address R of a call C that is
- * itself a site (so counted), the instructions from R to it straight-line
- * with no entry point among them, and no direct branch or call to R. Then
+ * Whether the backward branch I (TARGET its target) needs no count of its
+ * own: it is reached only by falling through from the return address R of
+ * a call C that is itself a site (so counted), the instructions from R to
+ * it straight-line with no entry point among them, and no direct branch or
+ * call to R. Then
  * every cycle through I returns from C first, and C counts it. (R is
  * reached otherwise only by an indirect jump or call, which counts, or a
  * return to an address pushed by hand; a loop of those that the planner
@@ -143,12 +150,14 @@ static int choose_before(const struct plan_state *s, size_t i, size_t *first)
  * room for a jump: an int3 and a stop per pass before (cc1's
  * ipa_reverse_postorder, node's start-up).
  */
-static int after_counted_call(const struct plan_state *s, size_t i)
+static int after_counted_call(const struct plan_state *s, size_t i, uint64_t target)
 {
 	const struct insn *in = s->in;
 	size_t k = i;
 
-	if (in[i].flags & (I_CALL | I_CHAOS))
+	/* (a direct branch only: an indirect jump is what counts a return
+	 * address reached some other way) */
+	if (!target || (in[i].flags & (I_CALL | I_CHAOS)))
 		return 0;
 	for (int n = 0; n < 16 && k > 0 && contiguous(s, k - 1, k); n++, k--) {
 		uint64_t r = ia(s, k);
@@ -260,6 +269,8 @@ static int take_padding(struct plan_state *s, size_t i, size_t *last)
 /* (planstate.h) */
 void plan_state_free(struct plan_state *s)
 {
+	free(s->tables);
+	free(s->abs_tables);
 	free(s->in);
 	free(s->pads);
 	free(s->targets);
@@ -492,7 +503,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				plan->ntarget++;
 				add_range(&back, &r); /* (before those around it: sorted apart) */
 				continue;
-			} else if (after_counted_call(s, i)) {
+			} else if (after_counted_call(s, i, target)) {
 				s->in[i].mark |= M_COVERED;
 				plan->nafter++;
 				continue;

@@ -23,7 +23,7 @@
 
 #include "dwarf.h"
 
-#define OUT_MAGIC "HMEMIT04"
+#define OUT_MAGIC DW_EMIT_MAGIC
 
 struct out_header {
 	uint32_t header_size;

@@ -348,10 +348,7 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		uint64_t trap, entry;
 		struct dw_patch_site *site = &sites[n];
 
-		/* (a call counted before it lies past the range: an int3 may
-		 * have to go there) */
-		if (at < code_addr || at + r->len > code_addr + code_len ||
-		    at + r->site >= code_addr + code_len)
+		if (at < code_addr || at + r->len > code_addr + code_len)
 			continue;
 		site->addr = at;
 		site->len = r->len;
@@ -426,13 +423,18 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 		put_jmp(&e, at + r->len);
 		if (e.failed || e.len - mark > DW_PATCH_TRAMP_MAX ||
 		    !fits32((int64_t)(entry - (at + 5)))) {
-			/* This one cannot be moved here: an int3 counts it. */
+			/* This one cannot be moved here: an int3 counts it, at
+			 * the range's first byte, as the trampoline would have:
+			 * nothing enters after it, and a branch counted at its
+			 * target may rely on this range (a forward jcc before
+			 * the site may leave it before the site), as may a call
+			 * counted before it (the call lies past the range). */
 			e.failed = 0;
 			e.len = mark;
 			site->kind = DW_PATCH_INT3;
 			site->len = 1;
-			site->addr = at + r->site;
-			patched[off + r->site] = 0xcc;
+			site->addr = at;
+			patched[off] = 0xcc;
 			n++;
 			continue;
 		}

@@ -21,7 +21,7 @@
 #include "common/common.h"
 #include "dwarf.h"
 
-#define PLAN_MAGIC "HMPLAN05"
+#define PLAN_MAGIC DW_PLAN_MAGIC
 
 struct plan_header {
 	uint32_t range_size; /* sizeof(struct dw_patch_range) */

@@ -459,8 +459,9 @@ int rec_replay_completes(struct rec *r, struct task *t)
 	/* Parked in the recording more often than here: park it too (the
 	 * writer may be another task, whose writes leave nothing in the log).
 	 * Whether or not another task looks runnable now: a writer parked on
-	 * a full pipe becomes retryable only through this park (a park is
-	 * progress), as it did in the recording; waiting instead held a
+	 * a full pipe may become retryable only through this park (a first
+	 * park is progress; a retried one leaves it to the scheduler's
+	 * settling rounds), as in the recording; waiting instead held a
 	 * `seq | sort` replay 5 s at each of sort's spills.
 	 * As often: its input was there then and is on its way now (a
 	 * loopback socket's bytes arrive when the kernel's softirq pleases). */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
+#include "dwarf/dwarf.h"
 #include "replayer.h"
 #include "tracer/tracer.h"
 
@@ -271,6 +272,23 @@ int replay_recording_open(const char *datadir, const char *id, struct replay_rec
 			rc->opts.preempt = (enum rec_preempt)i;
 	}
 	rc->opts.virtual_timeout_ns = hm_json_int(opt, "virtual_timeout_ns", 0);
+	/* Ticks counted in patched code: only where they were counted alike
+	 * (older recordings lack the key: counted otherwise). */
+	s = hm_json_str(rc->meta, "counting", NULL);
+	if (rc->opts.preempt == REC_PREEMPT_SITES && (!s || strcmp(s, DW_PATCH_COUNTING) != 0)) {
+		if (s)
+			hm_error("cannot open recording '%s': its ticks were counted as '%s', and "
+				 "this hermit (%s) counts them as '%s': a replay would stop "
+				 "threads elsewhere",
+				 id, s, PACKAGE_VERSION, DW_PATCH_COUNTING);
+		else
+			hm_error("cannot open recording '%s': an older hermit counted its ticks, "
+				 "otherwise than this one (%s, '%s'): a replay would stop threads "
+				 "elsewhere",
+				 id, PACKAGE_VERSION, DW_PATCH_COUNTING);
+		replay_recording_free(rc);
+		return -EPROTONOSUPPORT;
+	}
 	/* what the output frames' digests are (recorder/sent.c): FNV-1a in
 	 * recordings made before the key */
 	s = hm_json_str(opt, "sent_digest", "fnv1a");

@@ -135,6 +135,26 @@ grep -q "^hermit: cannot open recording 'outside-99': it was made in the recordi
 	"$WORK/v2.err" || { cat "$WORK/v2.err" >&2; fail "another format: the line does not say so"; }
 [ -s "$WORK/v2" ] && fail "another format: the replay printed $(cat "$WORK/v2")"
 rm -r "$WORK/data/recordings/outside-99"
+# Ticks counted otherwise (another planner: metadata.json's "counting"),
+# or by a hermit from before the key: refused in one line, exit 125.
+if grep -q '"preempt":[[:space:]]*"sites"' "$WORK/data/recordings/outside-1/metadata.json"; then
+	cp -r "$WORK/data/recordings/outside-1" "$WORK/data/recordings/outside-97"
+	sed -i 's|"counting":[[:space:]]*"[^"]*"|"counting": "HMPLAN01+HMEMIT01"|' \
+		"$WORK/data/recordings/outside-97/metadata.json"
+	hm "$WORK/cnt" replay --autopilot outside-97
+	st=$?
+	[ "$st" = 125 ] || { cat "$WORK/cnt.err" >&2; fail "another counting: replay exited $st, not 125"; }
+	[ "$(wc -l <"$WORK/cnt.err")" = 1 ] || { cat "$WORK/cnt.err" >&2; fail "another counting: not one line"; }
+	grep -q "^hermit: cannot open recording 'outside-97': its ticks were counted as 'HMPLAN01+HMEMIT01', and this hermit (.*) counts them as '.*': a replay would stop threads elsewhere$" \
+		"$WORK/cnt.err" || { cat "$WORK/cnt.err" >&2; fail "another counting: the line does not say so"; }
+	[ -s "$WORK/cnt" ] && fail "another counting: the replay printed $(cat "$WORK/cnt")"
+	sed -i '/"counting":/d' "$WORK/data/recordings/outside-97/metadata.json"
+	hm "$WORK/cnt" replay --autopilot outside-97
+	st=$?
+	[ "$st" = 125 ] && grep -q "an older hermit counted its ticks" "$WORK/cnt.err" ||
+		{ cat "$WORK/cnt.err" >&2; fail "no counting key: replay exited $st"; }
+	rm -r "$WORK/data/recordings/outside-97"
+fi
 cp -r "$WORK/data/recordings/outside-1" "$WORK/data/recordings/outside-98"
 python3 - "$WORK/data/recordings/outside-98/events.xz" <<'PY' || fail "another log format: cannot rewrite the log"
 import lzma, sys
