@@ -312,6 +312,22 @@ void rec_go_on(struct rec *r, struct task *t, enum resume_mode mode)
 	rec_resume(t, mode, 0);
 }
 
+/*
+ * Whether the call C (of ROW) stops only because a recording is kept: an
+ * mmap that is not of code (a recording stops at each to keep the file
+ * mapped; a replay and a run pass there without a stop). Such a stop
+ * leaves where the budget ends as it was (struct task's extra_stop), as a
+ * debugger's does: else a thread alone with a parked one got a fresh
+ * budget at each of them in the recording only, and its timeslices ended
+ * elsewhere in the replay (tests/guests/mmapslice.c; gcc -c diverged).
+ */
+static int record_only(const struct rec *r, const struct rec_syscall *row,
+		       const struct rec_call *c)
+{
+	return r->opts->mode == REC_MODE_RECORD && row && row->hidden == HIDDEN_RECORD &&
+	       c->nr == SYS_mmap && !(c->args[2] & PROT_EXEC);
+}
+
 static void on_syscall_entry(struct rec *r, struct task *t)
 {
 	struct rec_call *c = &t->call;
@@ -348,6 +364,8 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	    rec_call_hidden(row, c)) {
 		/* Stops only for the log: as if it had not stopped at all. */
 		t->parked_keep = 1;
+		if (record_only(r, row, c))
+			t->extra_stop = 1;
 		rec_hidden_entry(r, t, row);
 		return;
 	}
@@ -406,6 +424,8 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 
 	if (tracer_get_regs(t->tid, &regs) < 0)
 		return; /* gone; its exit follows */
+	if (record_only(r, row, c))
+		t->extra_stop = 1;
 	rec_unclamp_exit(t, &regs);
 	hm_trace("task %d: syscall %ld returned %ld%s", t->index, (long)regs.orig_rax,
 		 (long)regs.rax, t->retrying ? " (retried)" : "");

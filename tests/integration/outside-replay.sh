@@ -125,34 +125,32 @@ echo "openat2: replayed twice after the file it read was removed"
 
 # A recording of another format: metadata.json's schema, or the event
 # log's magic, says another version. One line, exit 125, nothing run.
+# refused WHAT NAME ID LINE: `hermit replay --autopilot ID` exits 125,
+# prints nothing, and says on stderr one line that matches LINE.
+refused() {
+	hm "$WORK/$2" replay --autopilot "$3"
+	st=$?
+	[ "$st" = 125 ] || { cat "$WORK/$2.err" >&2; fail "$1: replay exited $st, not 125"; }
+	[ "$(wc -l <"$WORK/$2.err")" = 1 ] || { cat "$WORK/$2.err" >&2; fail "$1: not one line"; }
+	grep -q "$4" "$WORK/$2.err" || { cat "$WORK/$2.err" >&2; fail "$1: the line does not say so"; }
+	[ -s "$WORK/$2" ] && fail "$1: the replay printed $(cat "$WORK/$2")"
+}
 cp -r "$WORK/data/recordings/outside-1" "$WORK/data/recordings/outside-99"
 sed -i 's|"hermit.recording/1"|"hermit.recording/2"|' "$WORK/data/recordings/outside-99/metadata.json"
-hm "$WORK/v2" replay --autopilot outside-99
-st=$?
-[ "$st" = 125 ] || { cat "$WORK/v2.err" >&2; fail "another format: replay exited $st, not 125"; }
-[ "$(wc -l <"$WORK/v2.err")" = 1 ] || { cat "$WORK/v2.err" >&2; fail "another format: not one line"; }
-grep -q "^hermit: cannot open recording 'outside-99': it was made in the recording format 'hermit.recording/2', and this hermit (.*) reads 'hermit.recording/1' only$" \
-	"$WORK/v2.err" || { cat "$WORK/v2.err" >&2; fail "another format: the line does not say so"; }
-[ -s "$WORK/v2" ] && fail "another format: the replay printed $(cat "$WORK/v2")"
+refused "another format" v2 outside-99 \
+	"^hermit: cannot open recording 'outside-99': it was made in the recording format 'hermit.recording/2', and this hermit (.*) reads 'hermit.recording/1' only$"
 rm -r "$WORK/data/recordings/outside-99"
 # Ticks counted otherwise (another planner: metadata.json's "counting"),
-# or by a hermit from before the key: refused in one line, exit 125.
+# or by a hermit from before the key.
 if grep -q '"preempt":[[:space:]]*"sites"' "$WORK/data/recordings/outside-1/metadata.json"; then
 	cp -r "$WORK/data/recordings/outside-1" "$WORK/data/recordings/outside-97"
 	sed -i 's|"counting":[[:space:]]*"[^"]*"|"counting": "HMPLAN01+HMEMIT01"|' \
 		"$WORK/data/recordings/outside-97/metadata.json"
-	hm "$WORK/cnt" replay --autopilot outside-97
-	st=$?
-	[ "$st" = 125 ] || { cat "$WORK/cnt.err" >&2; fail "another counting: replay exited $st, not 125"; }
-	[ "$(wc -l <"$WORK/cnt.err")" = 1 ] || { cat "$WORK/cnt.err" >&2; fail "another counting: not one line"; }
-	grep -q "^hermit: cannot open recording 'outside-97': its ticks were counted as 'HMPLAN01+HMEMIT01', and this hermit (.*) counts them as '.*': a replay would stop threads elsewhere$" \
-		"$WORK/cnt.err" || { cat "$WORK/cnt.err" >&2; fail "another counting: the line does not say so"; }
-	[ -s "$WORK/cnt" ] && fail "another counting: the replay printed $(cat "$WORK/cnt")"
+	refused "another counting" cnt outside-97 \
+		"^hermit: cannot open recording 'outside-97': its ticks were counted as 'HMPLAN01+HMEMIT01', and this hermit (.*) counts them as '.*': a replay would stop threads elsewhere$"
 	sed -i '/"counting":/d' "$WORK/data/recordings/outside-97/metadata.json"
-	hm "$WORK/cnt" replay --autopilot outside-97
-	st=$?
-	[ "$st" = 125 ] && grep -q "an older hermit counted its ticks" "$WORK/cnt.err" ||
-		{ cat "$WORK/cnt.err" >&2; fail "no counting key: replay exited $st"; }
+	refused "no counting key" cnt0 outside-97 \
+		"^hermit: cannot open recording 'outside-97': an older hermit counted its ticks, otherwise than this one (.*): a replay would stop threads elsewhere$"
 	rm -r "$WORK/data/recordings/outside-97"
 fi
 cp -r "$WORK/data/recordings/outside-1" "$WORK/data/recordings/outside-98"
@@ -164,12 +162,8 @@ assert data[:7] == b"HMEVLOG" and data[7:8] != b"1"
 with lzma.open(p, "wb", check=lzma.CHECK_CRC32) as f:
     f.write(b"HMEVLOG1" + data[8:])
 PY
-hm "$WORK/log1" replay --autopilot outside-98
-st=$?
-[ "$st" = 125 ] || { cat "$WORK/log1.err" >&2; fail "another log format: replay exited $st, not 125"; }
-[ "$(wc -l <"$WORK/log1.err")" = 1 ] || { cat "$WORK/log1.err" >&2; fail "another log format: not one line"; }
-grep -q "^hermit: cannot replay 'outside-98': events.xz is in another event-log format than this hermit's (HMEVLOG[0-9]*)$" \
-	"$WORK/log1.err" || { cat "$WORK/log1.err" >&2; fail "another log format: the line does not say so"; }
+refused "another log format" log1 outside-98 \
+	"^hermit: cannot replay 'outside-98': events.xz is in another event-log format than this hermit's (HMEVLOG[0-9]*)$"
 echo "another format: refused in one line, exit 125"
 
 exit 0

@@ -22,6 +22,11 @@
 # - jitcall (the same, returning to counted code between calls): the spin
 #   watch preempts at the next tick, which a replay reaches quickly.
 #
+# - mmapslice (a child computes alone while its parent waits for it, and
+#   maps anonymous memory between its loops: a recording stops at those
+#   mmaps, a replay does not): the replay ends its timeslices where the
+#   recording did (it diverged at the first one).
+#
 # Every part runs in its own subshell so that one failure does not hide
 # the others.
 . "${TESTS_SRCDIR:?TESTS_SRCDIR must name the tests folder}/lib.sh" || exit 99
@@ -215,8 +220,14 @@ t_jitcall() {
 		{ cat "$WORK/jitcall.list" >&2; fail "jitcall: record list --json does not say $n deferred preemptions"; }
 }
 
+t_mmapslice() {
+	"$GUESTS/mmapslice" >"$WORK/mmapslice.native" || fail "mmapslice: the native run failed"
+	record_replay mmapslice -- "$GUESTS/mmapslice"
+	diff -u "$WORK/mmapslice.native" "$WORK/mmapslice.rec" || fail "mmapslice: wrong output"
+}
+
 status=0
-for t in t_runs t_chaos t_record t_fib t_lib t_alarm t_outside t_jit t_jitcall; do
+for t in t_runs t_chaos t_record t_fib t_lib t_alarm t_outside t_jit t_jitcall t_mmapslice; do
 	($t) || { echo "$t failed" >&2; status=1; }
 done
 exit $status
