@@ -141,8 +141,8 @@ static int choose_before(const struct plan_state *s, size_t i, size_t *first)
  * own: it is reached only by falling through from the return address R of
  * a call C that is itself a site (so counted), the instructions from R to
  * it straight-line with no entry point among them, and no direct branch or
- * call to R. Then
- * every cycle through I returns from C first, and C counts it. (R is
+ * call to R. Then every cycle through I returns from C first, and C counts
+ * it. (R is
  * reached otherwise only by an indirect jump or call, which counts, or a
  * return to an address pushed by hand; a loop of those that the planner
  * cannot see is left to the spin watch, as any uncounted code is.) This
@@ -164,9 +164,9 @@ static int after_counted_call(const struct plan_state *s, size_t i, uint64_t tar
 
 		if (!(in[k - 1].flags & I_CALL))
 			continue;
+		/* (r is in the segment: an instruction follows it) */
 		return (in[k - 1].flags & I_SITE) && !(in[k - 1].flags & I_CHAOS) &&
-		       !entry_inside(s, r, ia(s, i) + 1) &&
-		       !(s->direct[(r - s->base) / 8] & (1u << ((r - s->base) % 8)));
+		       !entry_inside(s, r, ia(s, i) + 1) && !plan_bit(s->direct, s, r);
 	}
 	return 0;
 }

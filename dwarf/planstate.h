@@ -97,6 +97,12 @@ struct plan_state {
 	size_t nabs, cap_abs;
 };
 
+/* BITMAP's bit for address A of the segment (one of plan_state's). */
+static inline int plan_bit(const uint8_t *bitmap, const struct plan_state *s, uint64_t a)
+{
+	return (bitmap[(a - s->base) / 8] >> ((a - s->base) % 8)) & 1;
+}
+
 /* The address of instruction K. */
 static inline uint64_t ia(const struct plan_state *s, size_t k)
 {
