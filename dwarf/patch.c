@@ -59,9 +59,42 @@ static int contiguous(const struct plan_state *s, size_t from, size_t to)
 	return 1;
 }
 
-/* The range for site I: instructions [*first, *last], none of them
- * COVERED by another range; 0 for none. */
-static int choose_range(const struct plan_state *s, size_t i, size_t *first, size_t *last)
+/* Whether one of instructions [F, L] writes every status flag and reads
+ * none (I_FLAGS). */
+static int writes_flags_in(const struct plan_state *s, size_t f, size_t l)
+{
+	for (size_t k = f; k <= l; k++) {
+		if (s->in[k].flags & I_FLAGS)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the flags are dead at the start of a range [F, I] of site I as
+ * far as the plan can tell: an instruction in it writes them all, or I is
+ * a call (no flags live across a call: patchemit.c). */
+static int dead_flags_in(const struct plan_state *s, size_t f, size_t i)
+{
+	return (s->in[i].flags & I_CALL) || writes_flags_in(s, f, i);
+}
+
+/* Whether a direct branch goes to one of the 4 bytes before A, other than
+ * OWN: a range from A leaves no room there for a range that counts at that
+ * target (at_target). (OWN is the site's own target: its loop is counted
+ * by the range itself.) */
+static int target_just_before(const struct plan_state *s, uint64_t a, uint64_t own)
+{
+	for (uint64_t t = a - 4; t < a; t++) {
+		if (t >= s->base && t != own && plan_bit(s->direct, s, t))
+			return 1;
+	}
+	return 0;
+}
+
+/* The range for site I (a direct branch to TARGET, or 0): instructions
+ * [*first, *last], none of them COVERED by another range; 0 for none. */
+static int choose_range(const struct plan_state *s, size_t i, uint64_t target, size_t *first,
+			size_t *last)
 {
 	const struct insn *in = s->in;
 
@@ -70,7 +103,7 @@ static int choose_range(const struct plan_state *s, size_t i, size_t *first, siz
 	/* Instructions before the site first: what follows a branch is often
 	 * where the next site needs its own (a call's argument set-up). */
 	for (size_t after = 0; after <= 4 && i + after < s->n; after++) {
-		size_t l = i + after;
+		size_t l = i + after, found = s->n;
 
 		if (after) {
 			/* Followers run by falling through from the site. */
@@ -92,11 +125,27 @@ static int choose_range(const struct plan_state *s, size_t i, size_t *first, siz
 				break;
 			if (entry_inside(s, ia(s, f), end))
 				break; /* further back cannot help: the entry stays inside */
-			if (end - ia(s, f) >= 5) {
-				*first = f;
-				*last = l;
-				return 1;
+			if (end - ia(s, f) < 5)
+				continue;
+			/* The fewest that make 5 bytes, or further back to an
+			 * instruction that writes the flags (the cmp of `cmp;
+			 * jne` before a jne rel32): then the flags are dead at
+			 * the range's start and its count is the short one
+			 * (patchemit.c), where it would save and restore %rcx. */
+			if (found == s->n)
+				found = f;
+			else if (target_just_before(s, ia(s, f), target) || (in[f].flags & I_RELOC))
+				break; /* a loop counted at that target needs these; a
+					* branch would leave the range before the site */
+			if (dead_flags_in(s, f, i)) {
+				found = f;
+				break;
 			}
+		}
+		if (found != s->n) {
+			*first = found;
+			*last = l;
+			return 1;
 		}
 	}
 	return 0;
@@ -344,7 +393,7 @@ static int at_target(struct plan_state *s, size_t i, uint64_t target,
 	flags = s->in[j].flags;
 	s->in[j].flags |= I_RELOC;
 	/* (no instruction before it: the target would be inside) */
-	ok = choose_range(s, j, f, l) && *f == j;
+	ok = choose_range(s, j, 0, f, l) && *f == j;
 	s->in[j].flags = flags;
 	return ok;
 }
@@ -466,7 +515,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				cover(s, f, i);
 				s->in[f].mark |= M_JUMP;
 				plan->njump++;
-			} else if (choose_range(s, i, &f, &l)) {
+			} else if (choose_range(s, i, target, &f, &l)) {
 				r.addr = ia(s, f);
 				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;

@@ -26,9 +26,10 @@
  * the range's first instruction: the tracer puts rip back there, so a
  * thread is always seen at an original address between ticks.
  *
- * Where the range's own instructions write every status flag before any
- * of them reads one (a loop closed by `cmp; jne` or `sub $1,%rax; jne`),
- * the flags are dead at its start and the count is two instructions:
+ * Where the flags are dead at the range's start (flags_dead: its
+ * instructions, and those after it, write every status flag before any
+ * reads one, as in a loop closed by `cmp; jne` or `sub $1,%rax; jne`, or
+ * reach a call first), the count is two instructions:
  *
  *	trap:	movq $0,COUNTER; int3
  *	T:	subq $1,COUNTER		(one read-modify-write)
@@ -188,18 +189,42 @@ static void put_counter_op(struct emitter *e, const char *op, uint64_t counter)
 	(ZYDIS_CPUFLAG_CF | ZYDIS_CPUFLAG_PF | ZYDIS_CPUFLAG_AF | ZYDIS_CPUFLAG_ZF | \
 	 ZYDIS_CPUFLAG_SF | ZYDIS_CPUFLAG_OF)
 
-/* Whether the LEN bytes of CODE write every status flag before reading
- * any: then the flags on entry are dead and the count may clobber them.
- * Only instructions that always write all six count as writers (a shift
- * by %cl writes none when %cl is 0; inc and dec leave CF). */
-static int flags_dead(ZydisDecoder *dec, const uint8_t *code, size_t len)
+/* Instructions scanned at most for the flags' fate (flags_dead). */
+#define FLAGS_SCAN 32
+
+/*
+ * Whether the status flags are dead at CODE[OFF]: on the way that runs
+ * from there (straight on, as the original code runs, within the LEN
+ * bytes of CODE), every status flag is written before any is read. Only
+ * instructions that always write all six count as writers (a shift by
+ * %cl writes none when %cl is 0; inc and dec leave CF). A call ends the
+ * way with the flags dead: the x86-64 psABI preserves none of them across
+ * a call and gives a function none on entry, so no caller and no callee
+ * reads flags set before a call (ret likewise). Any other branch, an
+ * instruction that does not decode or the end of the scan: alive.
+ */
+static int flags_dead(ZydisDecoder *dec, const uint8_t *code, size_t len, size_t off)
 {
-	for (size_t k = 0; k < len;) {
+	for (int n = 0; n < FLAGS_SCAN && off < len; n++) {
 		ZydisDecodedInstruction zi;
 
-		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(dec, NULL, code + k, len - k, &zi)) ||
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(dec, NULL, code + off, len - off,
+							      &zi)) ||
 		    !zi.cpu_flags || (zi.cpu_flags->tested & STATUS_FLAGS))
 			return 0;
+		switch (zi.meta.category) {
+		case ZYDIS_CATEGORY_CALL:
+		case ZYDIS_CATEGORY_RET:
+			return 1;
+		case ZYDIS_CATEGORY_COND_BR:
+		case ZYDIS_CATEGORY_UNCOND_BR:
+		case ZYDIS_CATEGORY_SYSCALL:
+		case ZYDIS_CATEGORY_INTERRUPT:
+		case ZYDIS_CATEGORY_SYSTEM:
+			return 0;
+		default:
+			break;
+		}
 		switch (zi.mnemonic) {
 		case ZYDIS_MNEMONIC_CMP:
 		case ZYDIS_MNEMONIC_TEST:
@@ -212,7 +237,7 @@ static int flags_dead(ZydisDecoder *dec, const uint8_t *code, size_t len)
 		default:
 			break;
 		}
-		k += zi.length;
+		off += zi.length;
 	}
 	return 0;
 }
@@ -361,7 +386,9 @@ int dw_patch_emit(const struct dw_patch_plan *plan, int64_t bias, const uint8_t 
 			n++;
 			continue;
 		}
-		if (r->kind == DW_PATCH_JUMP && flags_dead(&dec, code + off, r->len)) {
+		/* (a padded branch is taken again from the site after a trap:
+		 * it reads the flags there, so they are never dead for it) */
+		if (r->kind == DW_PATCH_JUMP && flags_dead(&dec, code, code_len, off)) {
 			put_short_count(&e, counter, mark);
 			trap = tramp_addr + mark + 12;
 		} else {

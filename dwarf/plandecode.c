@@ -473,6 +473,45 @@ int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 	}
 }
 
+/*
+ * Whether the instruction at P (N bytes) writes every status flag and
+ * reads none, so that the flags are dead before it: add, or, and, sub,
+ * xor, cmp and test in their common encodings (and, or, xor and test
+ * leave AF undefined, which no program can read). From the bytes, the
+ * same for either decoder; 0 for anything else (adc, sbb, a lock prefix,
+ * an opcode after a prefix that follows REX), which only costs the short
+ * count (patchemit.c).
+ */
+static int writes_flags(const unsigned char *p, size_t n)
+{
+	size_t k = 0;
+	unsigned op;
+
+	while (k < n && k < 4 &&
+	       (p[k] == 0x66 || p[k] == 0x26 || p[k] == 0x2e || p[k] == 0x36 || p[k] == 0x3e ||
+		p[k] == 0x64 || p[k] == 0x65))
+		k++;
+	if (k < n && (p[k] & 0xf0) == 0x40)
+		k++; /* REX */
+	if (k >= n)
+		return 0;
+	op = p[k];
+	if (op < 0x40 && (op & 7) < 6)
+		return (op >> 3) != 2 && (op >> 3) != 3; /* not adc, sbb */
+	if (op == 0x84 || op == 0x85 || op == 0xa8 || op == 0xa9)
+		return 1; /* test */
+	if ((op == 0x80 || op == 0x81 || op == 0x83) && k + 1 < n)
+		return ((p[k + 1] >> 3) & 7) != 2 && ((p[k + 1] >> 3) & 7) != 3;
+	return 0;
+}
+
+/* The instruction just pushed, at ADDR from P (N bytes): I_FLAGS. */
+static void note_flags(struct plan_state *s, const unsigned char *p, size_t n, uint64_t addr)
+{
+	if (s->n && ia(s, s->n - 1) == addr && writes_flags(p, n))
+		s->in[s->n - 1].flags |= I_FLAGS;
+}
+
 /* Zydis's decoders: in full, and minimal (length and mnemonic). */
 struct decoders {
 	ZydisDecoder full, fast;
@@ -512,6 +551,7 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 		/* Nine in ten instructions need no decoder (insnlen.c). */
 		if (!dw_patch_zydis_only && dw_insn_brief(p, n, &b)) {
 			classify_brief(s, &b, vaddr + off);
+			note_flags(s, p, b.len, vaddr + off);
 			off += b.len;
 			continue;
 		}
@@ -535,6 +575,7 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 		if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic)) {
 			zi.meta.category = ZYDIS_CATEGORY_INVALID;
 			classify(s, &zi, NULL, vaddr + off);
+			note_flags(s, p, zi.length, vaddr + off);
 			off += zi.length;
 			continue;
 		}
@@ -551,6 +592,7 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 								   zi.operand_count_visible)))
 			need = 0;
 		classify(s, &zi, need ? ops : NULL, vaddr + off);
+		note_flags(s, p, zi.length, vaddr + off);
 		off += zi.length;
 	}
 	*offp = off;

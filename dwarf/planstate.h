@@ -22,6 +22,7 @@ enum {
 	I_RELOC = 16,  /* as a site, it can be re-encoded elsewhere */
 	I_CHAOS = 32,  /* a site only because chaos picked it */
 	I_PAD = 64,    /* dead padding (struct pad) */
+	I_FLAGS = 128, /* writes every status flag and reads none */
 };
 
 struct decoded {

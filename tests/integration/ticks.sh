@@ -205,8 +205,15 @@ t_jit() {
 # killed after 60 s, against 0.6 s now).
 t_jitcall() {
 	record_replay jitcall -- "$GUESTS/jitcall" 300
-	grep -qx '6000000000 of 6000000000, 600 calls noted, order [0-9a-f]*' "$WORK/jitcall.rec" ||
+	# (the notes race as the guest says: a thread preempted at its loop's
+	# tick may hold a norder it loaded before it, where the planner put the
+	# range's start, and write it back a slice later, losing the other's
+	# notes; the replay prints the same)
+	grep -qx '6000000000 of 6000000000, [0-9]* calls noted, order [0-9a-f]*' "$WORK/jitcall.rec" ||
 		{ cat "$WORK/jitcall.rec" >&2; fail "jitcall: wrong output"; }
+	noted=$(sed -n 's/.*, \([0-9]*\) calls noted.*/\1/p' "$WORK/jitcall.rec")
+	[ "$noted" -ge 1 ] && [ "$noted" -le 600 ] ||
+		{ cat "$WORK/jitcall.rec" >&2; fail "jitcall: $noted calls noted, not 1 to 600"; }
 	meta="$HERMIT_DATA_DIR/recordings/$(cat "$HERMIT_DATA_DIR/LAST")/metadata.json"
 	n=$(preemptions "$meta" deferred)
 	[ -n "$n" ] && [ "$n" -ge 1 ] ||

@@ -193,7 +193,9 @@ static void test_flags_live(void **state)
 	dw_patch_plan_free(&plan);
 }
 
-/* The same loop with jne rel32: patched on its own. */
+/* The same loop with jne rel32: long enough for a jump on its own, but
+ * the range reaches back to the sub, which writes the flags the jne
+ * reads: so they are dead at the range's start and the count is short. */
 static void test_jcc_rel32(void **state)
 {
 	static const uint8_t code[] = {
@@ -207,7 +209,10 @@ static void test_jcc_rel32(void **state)
 	(void)state;
 	check(code, sizeof(code), 777, 0, 777, &plan);
 	assert_int_equal(plan.n, 1);
-	assert_int_equal(plan.ranges[0].len, 6);
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 9);
+	assert_int_equal(plan.ranges[0].len, 10);
+	assert_int_equal(nsites, 1);
+	assert_true(short_form(&sites[0]));
 	dw_patch_plan_free(&plan);
 }
 
@@ -470,7 +475,9 @@ static void test_riprel_neighbour(void **state)
 	(void)state;
 	check(code, sizeof(code), 30, 0, 30, &plan);
 	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 1);
-	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 11); /* the mov came along */
+	/* the mov came along, and the sub before it that writes the flags */
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 7);
+	assert_true(short_form(&sites[0]));
 	dw_patch_plan_free(&plan);
 }
 
@@ -586,6 +593,11 @@ static void test_recursion(void **state)
 	/* fib(10) makes 177 calls, 176 of them from inside. */
 	check(fib, sizeof(fib), 10, 0, 176, &plan);
 	assert_int_equal(count_kind(&plan, DW_PATCH_JUMP), 2);
+	/* Counted before the calls; no flag is alive across a call (the
+	 * psABI), so the counts are short though nothing in the ranges
+	 * writes the flags. */
+	assert_int_equal(nsites, 2);
+	assert_true(short_form(&sites[0]) && short_form(&sites[1]));
 	dw_patch_plan_free(&plan);
 }
 
@@ -672,8 +684,10 @@ static void on_step(int sig, siginfo_t *si, void *uc_)
 	stepped_restock();
 }
 
-/* CODE(a, b) patched, one step at a time: its result and ticks. */
-static void check_stepped(const uint8_t *code, size_t len, long a, long b, uint64_t ticks)
+/* CODE(a, b) patched, one step at a time: its result and ticks; UNDO:
+ * some stop must have come in the middle of a count and undone it. */
+static void check_stepped(const uint8_t *code, size_t len, long a, long b, uint64_t ticks,
+			  int undo)
 {
 	struct sigaction sa = { 0 }, old;
 	struct dw_patch_plan plan;
@@ -699,7 +713,8 @@ static void check_stepped(const uint8_t *code, size_t len, long a, long b, uint6
 	stepped_restock();
 	assert_int_equal(got, want);
 	assert_true(stepped_stops > ticks / 2);
-	assert_true(stepped_undone > 0);
+	if (undo)
+		assert_true(stepped_undone > 0);
 	assert_int_equal(stepped_used, ticks);
 	dw_patch_plan_free(&plan);
 }
@@ -707,9 +722,12 @@ static void check_stepped(const uint8_t *code, size_t len, long a, long b, uint6
 static void test_stop_anywhere(void **state)
 {
 	(void)state;
-	check_stepped(count_down, sizeof(count_down), 300, 0, 300);
-	check_stepped(adc_loop, sizeof(adc_loop), 300, (long)0x9000000000000001ULL, 300);
-	check_stepped(fib, sizeof(fib), 10, 0, 176);
+	check_stepped(count_down, sizeof(count_down), 300, 0, 300, 1);
+	check_stepped(adc_loop, sizeof(adc_loop), 300, (long)0x9000000000000001ULL, 300, 1);
+	/* (fib's calls are counted before them, the short way: the flags
+	 * are dead at a call; its count is undone only by a stop between an
+	 * empty budget's subq and its trap, which the steps may not catch) */
+	check_stepped(fib, sizeof(fib), 10, 0, 176, 0);
 }
 
 static void same_plan(const struct dw_patch_plan *a, const struct dw_patch_plan *b)
