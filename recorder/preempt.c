@@ -318,10 +318,13 @@ void rec_ticks_unstop(struct rec *r, struct task *t)
 	t->ticks_last = UINT64_MAX;
 	t->page_left = 0;
 	/* What it counts from here to the exec is lost at the exec, as under
-	 * `hermit run` and in a replay: no later stop (a signal from outside
-	 * before the exec) may read it. The new program's counter is armed
-	 * when it is next resumed. */
-	t->counting = 0;
+	 * `hermit run` and in a replay (the exec's stop does not read the new
+	 * program's page: run.c). An execve that fails (a shell's search of
+	 * its PATH) is no exec: the thread goes on counting down the budget
+	 * it was resumed with, and its next stop reads all it counted since
+	 * then, as `hermit run` and a replay, which make no stop here, do.
+	 * The new program's counter is armed when it is next resumed. */
+	t->counting = 1;
 }
 
 void rec_ticks_exec(struct rec *r, struct task *t)
@@ -333,6 +336,7 @@ void rec_ticks_exec(struct rec *r, struct task *t)
 
 	t->extra_ticks = 0;
 	t->page_left = 0; /* a new program, a new page */
+	t->counting = 0; /* (the thread that exec'd may not be the leader) */
 	if (r->opts->mode != REC_MODE_REPLAY || !lost || lost > t->tick_count)
 		return;
 	/* A run without the debugger's stops counted none of these: all it

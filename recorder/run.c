@@ -320,6 +320,9 @@ void rec_go_on(struct rec *r, struct task *t, enum resume_mode mode)
  * debugger's does: else a thread alone with a parked one got a fresh
  * budget at each of them in the recording only, and its timeslices ended
  * elsewhere in the replay (tests/guests/mmapslice.c; gcc -c diverged).
+ * (An execve, the other call that stops only in a recording, goes on
+ * from its stop with neither a new budget nor a read of its counter:
+ * rec_ticks_unstop.)
  */
 static int record_only(const struct rec *r, const struct rec_syscall *row,
 		       const struct rec_call *c)
@@ -885,6 +888,10 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 		if (t->counting && (s->kind == TRACER_EVENT_STOP || s->kind == TRACER_GROUP_STOP ||
 				    (s->kind == TRACER_SIGNAL && s->sig != SIGTRAP)))
 			tracer_ticks_settle(t->tid, t->tgid);
+		/* (what it counted since the execve's stop is lost with the old
+		 * program: rec_ticks_unstop) */
+		if (s->kind == TRACER_EXEC)
+			t->counting = 0;
 		rec_ticks_stop(r, t);
 		on_guest_stop(r, t, s);
 	}

@@ -25,7 +25,9 @@
 # - mmapslice (a child computes alone while its parent waits for it, and
 #   maps anonymous memory between its loops: a recording stops at those
 #   mmaps, a replay does not): the replay ends its timeslices where the
-#   recording did (it diverged at the first one).
+#   recording did (it diverged at the first one). Again with failed execs
+#   in place of the mmaps (a shell's search of its PATH): the recording
+#   counts what the child counted after each (it lost it, and diverged).
 #
 # Every part runs in its own subshell so that one failure does not hide
 # the others.
@@ -231,6 +233,10 @@ t_mmapslice() {
 	"$GUESTS/mmapslice" >"$WORK/mmapslice.native" || fail "mmapslice: the native run failed"
 	record_replay mmapslice -- "$GUESTS/mmapslice"
 	diff -u "$WORK/mmapslice.native" "$WORK/mmapslice.rec" || fail "mmapslice: wrong output"
+	# failed execs in place of the mmaps: the recording lost what the
+	# child counted after each, the replay did not (it diverged)
+	record_replay execslice -- "$GUESTS/mmapslice" exec
+	diff -u "$WORK/mmapslice.native" "$WORK/execslice.rec" || fail "mmapslice exec: wrong output"
 }
 
 status=0
