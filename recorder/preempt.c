@@ -337,10 +337,14 @@ void rec_ticks_exec(struct rec *r, struct task *t)
 	t->extra_ticks = 0;
 	t->page_left = 0; /* a new program, a new page */
 	t->counting = 0; /* (the thread that exec'd may not be the leader) */
-	if (r->opts->mode != REC_MODE_REPLAY || !lost || lost > t->tick_count)
+	if (!lost || lost > t->tick_count)
 		return;
-	/* A run without the debugger's stops counted none of these: all it
-	 * counted since its last resume was lost at the exec. */
+	/* A run without the extra stops (a debugger's in a replay; in a
+	 * recording its stops at mmaps, which a replay does not make; the
+	 * spin watch's looks at a wall-clock moment) counted none of these:
+	 * all it counted since its last resume was lost at the exec. (A
+	 * recording kept what it read at an mmap just before an exec, and its
+	 * replay diverged at the new program's first event.) */
 	t->ticks -= lost < t->ticks ? lost : t->ticks;
 	t->tick_count -= lost;
 	r->clock.now_ns -= (int64_t)lost * REC_TICK_NS;

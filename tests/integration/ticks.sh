@@ -28,6 +28,8 @@
 #   recording did (it diverged at the first one). Again with failed execs
 #   in place of the mmaps (a shell's search of its PATH): the recording
 #   counts what the child counted after each (it lost it, and diverged).
+#   And an mmap between a stop and an exec (`mapexec`): a recording must
+#   lose what was counted before the mmap at the exec, as a replay does.
 #
 # Every part runs in its own subshell so that one failure does not hide
 # the others.
@@ -237,6 +239,11 @@ t_mmapslice() {
 	# child counted after each, the replay did not (it diverged)
 	record_replay execslice -- "$GUESTS/mmapslice" exec
 	diff -u "$WORK/mmapslice.native" "$WORK/execslice.rec" || fail "mmapslice exec: wrong output"
+	# an mmap between a stop and an exec: the recording kept what it
+	# counted up to the mmap, the replay lost it at the exec (it diverged)
+	"$GUESTS/mmapslice" mapexec >"$WORK/mapexec.native" || fail "mapexec: the native run failed"
+	record_replay mapexec -- "$GUESTS/mmapslice" mapexec
+	diff -u "$WORK/mapexec.native" "$WORK/mapexec.rec" || fail "mapexec: wrong output"
 }
 
 status=0
