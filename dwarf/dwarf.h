@@ -186,7 +186,7 @@ struct dw_patch_range {
  * (metadata.json "counting"), and a replay under another counting would
  * stop threads at other ticks, so it is refused up front. */
 #define DW_PLAN_MAGIC "HMPLAN06"
-#define DW_EMIT_MAGIC "HMEMIT05"
+#define DW_EMIT_MAGIC "HMEMIT06"
 #define DW_PATCH_COUNTING DW_PLAN_MAGIC "+" DW_EMIT_MAGIC
 
 /* Bytes a trampoline may take at most. */

@@ -94,13 +94,53 @@ static void put_jmp(struct emitter *e, uint64_t to)
 	put32(e, (uint32_t)rel);
 }
 
+/* Whether OUT (N bytes), decoded at AT, reaches what REQ asked for: every
+ * relative immediate and rip-relative operand at the absolute address
+ * REQ holds. Zydis 4.0's encoder counts a branch's BND prefix out of the
+ * length its rel32 is taken from (a `bnd jcc` went one byte past its
+ * target), and makes an address-size override's rip-relative operand
+ * (eip-relative, truncated to 32 bits) reach elsewhere: what it gets wrong
+ * is not put. */
+static int reaches(const ZydisEncoderRequest *req, const uint8_t *out, size_t n, uint64_t at)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	if (ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, out, n, &zi, ops)) || zi.length != n ||
+	    zi.operand_count_visible != req->operand_count)
+		return 0;
+	for (unsigned k = 0; k < zi.operand_count_visible; k++) {
+		ZyanU64 abs;
+
+		if (ops[k].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[k].imm.is_relative) {
+			if (ZYAN_FAILED(ZydisCalcAbsoluteAddress(&zi, &ops[k], at, &abs)) ||
+			    abs != req->operands[k].imm.u)
+				return 0;
+		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   (ops[k].mem.base == ZYDIS_REGISTER_RIP ||
+			    ops[k].mem.base == ZYDIS_REGISTER_EIP)) {
+			if (ZYAN_FAILED(ZydisCalcAbsoluteAddress(&zi, &ops[k], at, &abs)) ||
+			    abs != (ZyanU64)req->operands[k].mem.displacement)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /* Encode REQ, whose relative operands hold absolute addresses, here. */
 static void put_request(struct emitter *e, ZydisEncoderRequest *req)
 {
 	uint8_t out[ZYDIS_MAX_INSTRUCTION_LENGTH];
 	ZyanUSize n = sizeof(out);
+	ZydisEncoderRequest want;
 
-	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(req, out, &n, here(e)))) {
+	/* (BND: an MPX hint, which no CPU has acted on since 2019) */
+	req->prefixes &= ~(ZyanU64)ZYDIS_ATTRIB_HAS_BND;
+	want = *req; /* (the encoder makes REQ's addresses relative) */
+	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(req, out, &n, here(e))) ||
+	    !reaches(&want, out, n, here(e))) {
 		e->failed = 1;
 		return;
 	}
@@ -133,6 +173,9 @@ static int to_request(const ZydisDecodedInstruction *zi, const ZydisDecodedOpera
 		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 			   ops[k].mem.base == ZYDIS_REGISTER_RSP) {
 			req->operands[k].mem.displacement += rsp_adj;
+		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   ops[k].mem.base == ZYDIS_REGISTER_EIP) {
+			return -EINVAL; /* (eip-relative: relocate) */
 		}
 	}
 	return 0;
@@ -169,6 +212,16 @@ static void relocate(struct emitter *e, ZydisDecoder *dec, const uint8_t *orig, 
 		return;
 	}
 	if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE)) {
+		/* (an address-size override makes a rip-relative operand
+		 * eip-relative, which Zydis does not mark relative: it would
+		 * reach elsewhere from here) */
+		for (unsigned k = 0; k < zi.operand_count_visible; k++) {
+			if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			    ops[k].mem.base == ZYDIS_REGISTER_EIP) {
+				e->failed = 1;
+				return;
+			}
+		}
 		put(e, orig, zi.length);
 		return;
 	}
