@@ -98,9 +98,7 @@ static void put_jmp(struct emitter *e, uint64_t to)
  * relative immediate and rip-relative operand at the absolute address
  * REQ holds. Zydis 4.0's encoder counts a branch's BND prefix out of the
  * length its rel32 is taken from (a `bnd jcc` went one byte past its
- * target), and makes an address-size override's rip-relative operand
- * (eip-relative, truncated to 32 bits) reach elsewhere: what it gets wrong
- * is not put. */
+ * target): what it gets wrong is not put. */
 static int reaches(const ZydisEncoderRequest *req, const uint8_t *out, size_t n, uint64_t at)
 {
 	ZydisDecoder dec;
@@ -119,8 +117,7 @@ static int reaches(const ZydisEncoderRequest *req, const uint8_t *out, size_t n,
 			    abs != req->operands[k].imm.u)
 				return 0;
 		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-			   (ops[k].mem.base == ZYDIS_REGISTER_RIP ||
-			    ops[k].mem.base == ZYDIS_REGISTER_EIP)) {
+			   ops[k].mem.base == ZYDIS_REGISTER_RIP) {
 			if (ZYAN_FAILED(ZydisCalcAbsoluteAddress(&zi, &ops[k], at, &abs)) ||
 			    abs != (ZyanU64)req->operands[k].mem.displacement)
 				return 0;
@@ -173,10 +170,20 @@ static int to_request(const ZydisDecodedInstruction *zi, const ZydisDecodedOpera
 		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 			   ops[k].mem.base == ZYDIS_REGISTER_RSP) {
 			req->operands[k].mem.displacement += rsp_adj;
-		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-			   ops[k].mem.base == ZYDIS_REGISTER_EIP) {
-			return -EINVAL; /* (eip-relative: relocate) */
 		}
+	}
+	return 0;
+}
+
+/* Whether an operand of ZI is eip-relative (an address-size override on a
+ * rip-relative one: the address wraps at 4 GiB), which no re-encoding
+ * here reaches and no copy here reaches either: such an instruction is
+ * not moved. */
+static int eip_relative(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops)
+{
+	for (unsigned k = 0; k < zi->operand_count_visible; k++) {
+		if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[k].mem.base == ZYDIS_REGISTER_EIP)
+			return 1;
 	}
 	return 0;
 }
@@ -189,7 +196,7 @@ static void relocate(struct emitter *e, ZydisDecoder *dec, const uint8_t *orig, 
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisEncoderRequest req;
 
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, orig, len, &zi, ops))) {
+	if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, orig, len, &zi, ops)) || eip_relative(&zi, ops)) {
 		e->failed = 1;
 		return;
 	}
@@ -212,16 +219,6 @@ static void relocate(struct emitter *e, ZydisDecoder *dec, const uint8_t *orig, 
 		return;
 	}
 	if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE)) {
-		/* (an address-size override makes a rip-relative operand
-		 * eip-relative, which Zydis does not mark relative: it would
-		 * reach elsewhere from here) */
-		for (unsigned k = 0; k < zi.operand_count_visible; k++) {
-			if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-			    ops[k].mem.base == ZYDIS_REGISTER_EIP) {
-				e->failed = 1;
-				return;
-			}
-		}
 		put(e, orig, zi.length);
 		return;
 	}
