@@ -185,7 +185,7 @@ struct dw_patch_range {
  * they name how ticks are counted: a recording keeps them
  * (metadata.json "counting"), and a replay under another counting would
  * stop threads at other ticks, so it is refused up front. */
-#define DW_PLAN_MAGIC "HMPLAN06"
+#define DW_PLAN_MAGIC "HMPLAN07"
 #define DW_EMIT_MAGIC "HMEMIT06"
 #define DW_PATCH_COUNTING DW_PLAN_MAGIC "+" DW_EMIT_MAGIC
 
@@ -240,6 +240,7 @@ enum dw_brief_kind {
 	DW_BRIEF_JMP, /* a direct jmp, to rel from its end */
 	DW_BRIEF_CALL, /* a direct call, to rel from its end */
 	DW_BRIEF_LEA_RIP, /* lea rel(%rip), reg (0-15: rax ... r15) */
+	DW_BRIEF_RIP, /* as PLAIN, with a memory operand at rel(%rip), rel from its end */
 };
 
 struct dw_insn_brief {

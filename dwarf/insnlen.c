@@ -363,11 +363,26 @@ static int brief_bare(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 	return 1;
 }
 
+/* A PLAIN instruction B whose rip-relative displacement, if it has one,
+ * is at P + RIP (RIP 0: none) becomes DW_BRIEF_RIP: 1. */
+static int brief_rip(struct dw_insn_brief *b, const unsigned char *p, size_t rip)
+{
+	int32_t d32;
+
+	if (rip) {
+		memcpy(&d32, p + rip, 4);
+		b->kind = DW_BRIEF_RIP;
+		b->rel = d32;
+	}
+	return 1;
+}
+
 int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 {
 	size_t i = 0, len;
 	unsigned rex = 0, pfx = 0, seg = 0, imm = 0, mand, modrm;
 	uint8_t op, kind, cons = MOD_ANY, esc = 0; /* esc: 0x38 or 0x3a, a three-byte map */
+	size_t rip = 0; /* where a rip-relative displacement is, when there is one */
 	int32_t d32;
 
 	b->reg = 0;
@@ -483,9 +498,12 @@ int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 		len = modrm_len(p + i, n - i);
 		if (!len)
 			return 0;
+		rip = (modrm & 0xc7) == 0x05 ? i + 1 : 0;
 		i += len + (kind == M8);
 		b->len = (uint8_t)i;
-		return i <= n && i <= 15;
+		if (i > n || i > 15)
+			return 0;
+		return brief_rip(b, p, rip);
 	}
 	if (op == 0x8d) { /* lea: its address ignores segments */
 		if ((pfx & ~(unsigned)P_66) || seg || i >= n || p[i] >= 0xc0)
@@ -529,6 +547,7 @@ int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 		len = modrm_len(p + i, n - i);
 		if (!len)
 			return 0;
+		rip = (modrm & 0xc7) == 0x05 ? i + 1 : 0;
 		i += len;
 		if (kind == M8 || ((op == 0xf6) && !(modrm & 0x38)))
 			imm = 1;
@@ -539,5 +558,7 @@ int dw_insn_brief(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 	i += imm;
 	b->len = (uint8_t)i;
 	b->kind = DW_BRIEF_PLAIN;
-	return i <= n && i <= 15;
+	if (i > n || i > 15)
+		return 0;
+	return brief_rip(b, p, rip);
 }

@@ -325,6 +325,12 @@ void plan_state_free(struct plan_state *s)
 	free(s->targets);
 	free(s->direct);
 	free(s->starts);
+	free(s->syms);
+	free(s->funcs);
+	free(s->called);
+	free(s->fwd);
+	free(s->refs);
+	free(s->objects);
 	free(s->sites);
 }
 
@@ -478,6 +484,184 @@ static void sort_ranges(struct dw_patch_plan *plan, size_t n0, struct dw_patch_p
 	free_ranges(back);
 }
 
+/* Whether code certainly starts at A: a function symbol or a code
+ * section's start, a direct call's target, an endbr64 (instruction K when
+ * it starts at A, else s->n). */
+static int code_at(const struct plan_state *s, uint64_t a, size_t k)
+{
+	if (a < s->base || a - s->base > s->size)
+		return 1;
+	return plan_bit(s->funcs, s, a) || plan_bit(s->called, s, a) ||
+	       (k < s->n && ia(s, k) == a && (s->in[k].mark & M_ENDBR));
+}
+
+static int by_target(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* No pad in [LO, HI) any more (pads are by address, apart). */
+static void drop_pads(struct plan_state *s, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = s->npads;
+
+	while (a < b) { /* the first pad that ends past LO */
+		size_t m = (a + b) / 2;
+
+		if (s->pads[m].end <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < s->npads && s->pads[a].start < hi; a++)
+		s->pads[a].end = s->pads[a].start;
+}
+
+/* Whether instructions [A, B) of S leave out a byte before LIMIT: one
+ * that decodes as nothing, as data often has (K256's second byte, 0x2f,
+ * is no instruction in 64-bit mode) and compiled code never does. */
+static int gap_in(const struct plan_state *s, size_t a, size_t b, uint64_t limit)
+{
+	for (size_t q = a; q + 1 < b && ia(s, q) < limit; q++) {
+		if (ia(s, q) + s->in[q].len < ia(s, q + 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* M_DATA on the data that the refs in use name (s->refs by target); with
+ * DROP, no pad there either. */
+static void mark_data(struct plan_state *s, int drop)
+{
+	uint64_t done = 0; /* data up to here is marked */
+
+	for (size_t k = 0; k < s->n; k++)
+		s->in[k].mark &= (uint8_t)~M_DATA;
+	for (size_t o = 0; o < s->nobjects; o++) {
+		for (size_t k = plan_insn_from(s, s->objects[o].start);
+		     k < s->n && ia(s, k) < s->objects[o].end; k++)
+			s->in[k].mark |= M_DATA;
+		if (drop)
+			drop_pads(s, s->objects[o].start, s->objects[o].end);
+	}
+	for (size_t r = 0; r < s->nrefs;) {
+		uint64_t t = s->refs[r].to, start;
+		int used = 0, read = 0;
+		size_t k, j, e, pad;
+
+		for (; r < s->nrefs && s->refs[r].to == t; r++) {
+			used |= s->refs[r].use;
+			read |= s->refs[r].use && !s->refs[r].lea;
+		}
+		if (!used || t < done)
+			continue;
+		k = plan_insn_from(s, t);
+		if (code_at(s, t, k))
+			continue;
+		/* (the instruction the decode made over it too) */
+		if (k > 0 && ia(s, k - 1) + s->in[k - 1].len > t)
+			k--;
+		/* Data may start before the first address code names (SHA-256's
+		 * table is read from K256 + 128): back to the padding before an
+		 * aligned table. Not where code before jumps past the padding
+		 * (bn_gather5's loop): the data, if any, starts after that
+		 * code, where T says. (Data decoded jumps back to its own start:
+		 * .Ltable in tests/guests/codedata.c.) Where code certainly
+		 * starts first, back to the padding nearest T, or T. */
+		for (j = k, pad = k; j > 0 && ia(s, j - 1) >= done; j--) {
+			uint64_t end = ia(s, j - 1) + s->in[j - 1].len;
+
+			if (code_at(s, ia(s, j - 1), j - 1)) {
+				j = pad;
+				break;
+			}
+			if ((s->in[j - 1].flags & I_PAD) && end % 16 == 0) {
+				if (plan_bit(s->fwd, s, end))
+					j = k;
+				break;
+			}
+			if ((s->in[j - 1].flags & I_PAD) && pad == k)
+				pad = j;
+		}
+		for (e = k; e < s->n && (ia(s, e) <= t || !code_at(s, ia(s, e), e)); e++)
+			;
+		/* An address only taken (lea) may be code's (glibc's IFUNC
+		 * resolvers take their variants' addresses, which have no
+		 * endbr64): data only if some of it is no instruction. */
+		if (!read && !gap_in(s, j, e, t + 256))
+			continue;
+		start = j < s->n ? ia(s, j) : t;
+		for (k = j; k < e; k++)
+			s->in[k].mark |= M_DATA;
+		done = e < s->n ? ia(s, e) : s->base + s->size;
+		if (drop)
+			drop_pads(s, start, done);
+	}
+}
+
+/*
+ * Data in the code: constants that hand-written assembly keeps in .text
+ * beside the functions that read them (OpenSSL's SHA-256 and SHA-512
+ * round constants, AES tables, whirlpool's table), which the linear decode
+ * takes for instructions. A jump or an int3 written there changes the
+ * data: under hermit, OpenSSL's SHA-256 of "abc" was wrong in node,
+ * python3's hashlib and `openssl dgst`.
+ *
+ * What is data: a data symbol's extent (STT_OBJECT: ecp_nistz256's
+ * 150 KB table in node); and where code reads or writes an address in
+ * the segment rip-relative (movdqa K256+0x800(%rip)), or takes one (lea)
+ * with some byte near it that is no instruction (gap_in: only taking it
+ * proves nothing; glibc's IFUNC resolvers take the addresses of their
+ * variants, which have no endbr64), unless code certainly starts there
+ * (code_at: a function symbol, a direct call's target, an endbr64 where
+ * an indirect branch may land). The data runs from there up to the next
+ * place code certainly starts, and back to the aligned padding before it.
+ * Nothing there is patched, taken along, or used as padding. Code taken
+ * for data is left uncounted, as JIT code is, never broken. In libc,
+ * python3, cc1 and sqlite3 nothing is data; in libcrypto 22 stretches.
+ *
+ * But data decoded as instructions names addresses too, at random: in
+ * node, "instructions" in OpenSSL's tables named addresses in V8's
+ * compiler, whose code would have been left uncounted. So an address
+ * counts only when the instruction that names it is not data itself,
+ * which depends on the addresses that count: starting from all of them,
+ * each round keeps those named from outside the data the round before
+ * marked. Rounds alternate between too much data (from all addresses)
+ * and too little (from those named outside too much), and meet; where
+ * they have not after 8 rounds, an address either of the last two kept
+ * counts (more data: code left uncounted, never data changed).
+ */
+static void leave_data_alone(struct plan_state *s)
+{
+	if (s->unordered || (!s->nrefs && !s->nobjects))
+		return;
+	qsort(s->refs, s->nrefs, sizeof(*s->refs), by_target);
+	for (size_t r = 0; r < s->nrefs; r++)
+		s->refs[r].use = 1;
+	for (int round = 0; round < 8; round++) {
+		int changed = 0;
+
+		mark_data(s, 0);
+		for (size_t r = 0; r < s->nrefs; r++) {
+			struct ref *f = &s->refs[r];
+
+			f->next = f->from >= s->n || !(s->in[f->from].mark & M_DATA);
+			changed |= f->next != f->use;
+		}
+		if (!changed)
+			break;
+		for (size_t r = 0; r < s->nrefs; r++)
+			s->refs[r].use = round < 7 ? s->refs[r].next : s->refs[r].use | s->refs[r].next;
+	}
+	mark_data(s, 1);
+	for (size_t k = 0; k < s->n; k++) {
+		if (s->in[k].mark & M_DATA)
+			s->in[k].flags &= (uint8_t) ~(I_SITE | I_MOVABLE | I_RELOC | I_CHAOS);
+	}
+}
+
 /* Sites that must count first (a hot loop's branch must not lose its
  * neighbours to a chaos pick and fall back to an int3), then chaos picks
  * in what is left. */
@@ -492,6 +676,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 
 	free(s->tables);
 	free(s->abs_tables);
+	leave_data_alone(s);
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			n0 = plan->n;
@@ -573,6 +758,12 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 	free(s->targets);
 	free(s->direct);
 	free(s->starts);
+	free(s->syms);
+	free(s->funcs);
+	free(s->called);
+	free(s->fwd);
+	free(s->refs);
+	free(s->objects);
 	free(s->sites);
 }
 
@@ -588,8 +779,8 @@ int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint
 	plan->exec_vaddr = vaddr;
 	plan->exec_size = len;
 	plan_targets_init(&s, vaddr, len);
+	plan_add_symbol(&s, vaddr, 1);
 	err = plan_decode_section(&s, buf, len, vaddr);
-	plan_add_target(&s, vaddr);
 	if (err) {
 		plan_state_free(&s);
 		return err;

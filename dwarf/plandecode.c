@@ -38,6 +38,10 @@ void plan_targets_init(struct plan_state *s, uint64_t base, uint64_t size)
 	s->targets = xcalloc(size / 8 + 2, 1);
 	s->direct = xcalloc(size / 8 + 2, 1);
 	s->starts = xcalloc(size / 8 + 2, 1);
+	s->syms = xcalloc(size / 8 + 2, 1);
+	s->funcs = xcalloc(size / 8 + 2, 1);
+	s->called = xcalloc(size / 8 + 2, 1);
+	s->fwd = xcalloc(size / 8 + 2, 1);
 	/* Room for an instruction in 3 bytes (4 on average in libc, cc1,
 	 * node): grown rarely, never copied. */
 	s->cap = size / 3 + 1024;
@@ -51,11 +55,75 @@ void plan_add_target(struct plan_state *s, uint64_t a)
 		s->targets[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
 }
 
-void plan_add_direct(struct plan_state *s, uint64_t a)
+void plan_add_symbol(struct plan_state *s, uint64_t a, int func)
 {
 	plan_add_target(s, a);
-	if (a >= s->base && a - s->base <= s->size)
+	if (a >= s->base && a - s->base <= s->size) {
+		s->syms[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+		if (func)
+			s->funcs[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+	}
+}
+
+/*
+ * The first symbol inside the LEN bytes of an instruction decoded at A
+ * (not at A itself), or 0. Data in a code section (OpenSSL's assembly
+ * keeps its constants between its functions) throws a linear decode out
+ * of step with the code after it until the decode happens to meet an
+ * instruction's start again: an instruction decoded there overlaps two
+ * real ones, and a jump written over it would cut into both (a chaos pick
+ * in node's padlock_capability, decoded one byte past its first
+ * instruction, wrote over that instruction's last two bytes, so it lost
+ * %rbx). A function symbol is where real code starts: the decode starts
+ * again there.
+ */
+static uint64_t symbol_inside(const struct plan_state *s, uint64_t a, size_t len)
+{
+	for (uint64_t x = a + 1; x < a + len; x++) {
+		if (x >= s->base && x - s->base <= s->size && plan_bit(s->syms, s, x))
+			return x;
+	}
+	return 0;
+}
+
+void plan_add_direct(struct plan_state *s, uint64_t from, uint64_t a)
+{
+	plan_add_target(s, a);
+	if (a >= s->base && a - s->base <= s->size) {
 		s->direct[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+		if (a > from)
+			s->fwd[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+	}
+}
+
+/* Whether ZI (decoded in any mode: the raw fields are always there) has a
+ * memory operand at a displacement from rip. Not a nop's: no access. */
+static int rip_operand(const ZydisDecodedInstruction *zi)
+{
+	return (zi->attributes & ZYDIS_ATTRIB_HAS_MODRM) && zi->raw.modrm.mod == 0 &&
+	       zi->raw.modrm.rm == 5 && zi->mnemonic != ZYDIS_MNEMONIC_NOP;
+}
+
+/* The instruction being decoded reads, writes or takes the address A. */
+static void note_ref(struct plan_state *s, uint64_t a, int lea)
+{
+	if (a < s->base || a - s->base >= s->size)
+		return; /* (most: data sections) */
+	if (s->nrefs == s->cap_refs) {
+		s->cap_refs = s->cap_refs ? 2 * s->cap_refs : 1024;
+		s->refs = xrealloc(s->refs, s->cap_refs * sizeof(*s->refs));
+	}
+	s->refs[s->nrefs].to = a;
+	s->refs[s->nrefs].lea = (uint8_t)lea;
+	s->refs[s->nrefs++].from = s->n; /* (the instruction about to be pushed) */
+}
+
+/* A direct call at FROM to A. */
+static void add_call(struct plan_state *s, uint64_t from, uint64_t a)
+{
+	plan_add_direct(s, from, a);
+	if (a >= s->base && a - s->base <= s->size)
+		s->called[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
 }
 
 /* splitmix64 of the seed and address: whether chaos picks this one. */
@@ -210,6 +278,9 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		return;
 	}
 	s->dead = 0;
+	if (rip_operand(zi))
+		note_ref(s, addr + zi->length + (uint64_t)zi->raw.disp.value,
+			 zi->mnemonic == ZYDIS_MNEMONIC_LEA);
 	/* What follows a jump, a return or padding is reached some other way:
 	 * a jump table's case, a landing pad, a function. */
 	if (s->after_end)
@@ -269,7 +340,7 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		if (zi->meta.category == ZYDIS_CATEGORY_UNCOND_BR)
 			in.flags |= I_ENDS;
 		if (has_target) {
-			plan_add_direct(s, target);
+			plan_add_direct(s, addr, target);
 			if (target <= addr)
 				in.flags |= I_SITE;
 			if (!pinned(zi)) {
@@ -289,7 +360,7 @@ static void classify(struct plan_state *s, const ZydisDecodedInstruction *zi,
 		in.flags |= I_CALL;
 		plan_add_target(s, addr + zi->length);
 		if (has_target) {
-			plan_add_direct(s, target);
+			add_call(s, addr, target);
 			if (target <= addr)
 				in.flags |= I_SITE | I_RELOC;
 		} else if (!has_imm) {
@@ -360,7 +431,7 @@ static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, 
 	case DW_BRIEF_JCC:
 	case DW_BRIEF_JMP:
 		in.target = target;
-		plan_add_direct(s, target);
+		plan_add_direct(s, addr, target);
 		if (target <= addr)
 			in.flags |= I_SITE;
 		in.flags |= b->kind == DW_BRIEF_JMP ? I_ENDS | I_RELOC : I_RELOC | I_MOVABLE;
@@ -369,7 +440,7 @@ static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, 
 		in.target = target;
 		in.flags |= I_CALL;
 		plan_add_target(s, addr + b->len);
-		plan_add_direct(s, target);
+		add_call(s, addr, target);
 		if (target <= addr)
 			in.flags |= I_SITE | I_RELOC;
 		break;
@@ -378,13 +449,18 @@ static void classify_brief(struct plan_state *s, const struct dw_insn_brief *b, 
 		break;
 	case DW_BRIEF_INT3:
 		break; /* pinned */
+	case DW_BRIEF_RIP:
+		note_ref(s, target, 0);
+		goto plain;
 	case DW_BRIEF_LEA_RIP:
+		note_ref(s, target, 1);
 		s->recent[s->nrecent % 4].addr = target;
 		s->recent[s->nrecent % 4].index = s->n;
 		s->nrecent++;
 		s->lea_into[b->reg] = target;
 		/* fall through */
 	default:
+	plain:
 		in.flags |= I_MOVABLE;
 		if (picked(s->seed, addr, s->density))
 			in.flags |= I_SITE | I_CHAOS | I_RELOC;
@@ -413,6 +489,10 @@ int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 		return 0;
 	b->len = zi.length;
 	b->kind = DW_BRIEF_PLAIN;
+	if (rip_operand(&zi)) {
+		b->kind = DW_BRIEF_RIP;
+		b->rel = zi.raw.disp.value;
+	}
 	if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic))
 		return !pinned(&zi);
 	/* Decoded again in full, as plan_decode_section does. */
@@ -437,9 +517,11 @@ int dw_insn_brief_ref(const unsigned char *p, size_t n, struct dw_insn_brief *b)
 	case ZYDIS_CATEGORY_NOP:
 	case ZYDIS_CATEGORY_WIDENOP:
 		b->kind = DW_BRIEF_NOP;
+		b->rel = 0;
 		return full.mnemonic != ZYDIS_MNEMONIC_LEA;
 	case ZYDIS_CATEGORY_RET:
 		b->kind = DW_BRIEF_RET;
+		b->rel = 0;
 		return 1;
 	case ZYDIS_CATEGORY_COND_BR:
 	case ZYDIS_CATEGORY_UNCOND_BR:
@@ -534,6 +616,16 @@ static int decoders_init(struct decoders *d)
  * END is the section's end or at least 15 bytes past STOP, so no decode
  * sees fewer bytes than it would with the whole section.
  */
+/* The instruction just decoded at ADDR, LEN bytes at P, is an endbr64:
+ * where an indirect call or jump may land (CET), so code. */
+static void note_endbr(struct plan_state *s, const unsigned char *p, size_t len, uint64_t addr)
+{
+	static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	if (len == 4 && memcmp(p, endbr64, 4) == 0 && s->n && ia(s, s->n - 1) == addr)
+		s->in[s->n - 1].mark |= M_ENDBR;
+}
+
 static void decode_run(struct plan_state *s, const struct decoders *d, const unsigned char *buf,
 		       size_t base, size_t end, size_t stop, size_t *offp, uint64_t vaddr)
 {
@@ -546,11 +638,18 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 		const unsigned char *p = buf + (off - base);
 		size_t n = end - off;
 		struct dw_insn_brief b;
+		uint64_t sym;
 		int need;
 
 		/* Nine in ten instructions need no decoder (insnlen.c). */
 		if (!dw_patch_zydis_only && dw_insn_brief(p, n, &b)) {
+			if ((sym = symbol_inside(s, vaddr + off, b.len))) {
+				off = sym - vaddr; /* (bytes that are not code) */
+				s->after_end = 1;
+				continue;
+			}
 			classify_brief(s, &b, vaddr + off);
+			note_endbr(s, p, b.len, vaddr + off);
 			note_flags(s, p, b.len, vaddr + off);
 			off += b.len;
 			continue;
@@ -566,6 +665,11 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 			s->after_end = 1;
 			continue;
 		}
+		if ((sym = symbol_inside(s, vaddr + off, zi.length))) {
+			off = sym - vaddr;
+			s->after_end = 1;
+			continue;
+		}
 		if (zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD) {
 			ZydisDecodedInstruction full; /* (zi stays as the fast decode made it) */
 
@@ -575,6 +679,7 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 		if (!(zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !full_decode(zi.mnemonic)) {
 			zi.meta.category = ZYDIS_CATEGORY_INVALID;
 			classify(s, &zi, NULL, vaddr + off);
+			note_endbr(s, p, zi.length, vaddr + off);
 			note_flags(s, p, zi.length, vaddr + off);
 			off += zi.length;
 			continue;
@@ -592,6 +697,7 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 								   zi.operand_count_visible)))
 			need = 0;
 		classify(s, &zi, need ? ops : NULL, vaddr + off);
+		note_endbr(s, p, zi.length, vaddr + off);
 		note_flags(s, p, zi.length, vaddr + off);
 		off += zi.length;
 	}

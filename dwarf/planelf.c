@@ -39,8 +39,10 @@ static void leave_alone(struct plan_state *s, uint64_t lo, uint64_t hi)
 		s->in[a].flags &= ~(unsigned)(I_SITE | I_MOVABLE | I_CHAOS);
 }
 
-/* Function symbols of ELF: entry points the decode cannot see. */
-static void add_symbols(struct plan_state *s, Elf *elf)
+/* Function symbols of ELF: entry points the decode cannot see, added
+ * before the decode (which starts again at each: plandecode.c), or,
+ * once it is done (DECODED), code left alone because it is copied. */
+static void add_symbols(struct plan_state *s, Elf *elf, int decoded)
 {
 	Elf_Scn *scn = NULL;
 
@@ -55,13 +57,25 @@ static void add_symbols(struct plan_state *s, Elf *elf)
 		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
 			GElf_Sym sym;
 
+			if (gelf_getsym(data, (int)k, &sym) && decoded &&
+			    GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_size &&
+			    sym.st_value >= s->base && sym.st_value < s->base + s->size) {
+				/* data in the code (patch.c: leave_data_alone) */
+				s->objects = xrealloc(s->objects,
+						      (s->nobjects + 1) * sizeof(*s->objects));
+				s->objects[s->nobjects].start = sym.st_value;
+				s->objects[s->nobjects++].end = sym.st_value + sym.st_size;
+				continue;
+			}
 			if (gelf_getsym(data, (int)k, &sym) && sym.st_value &&
 			    (GELF_ST_TYPE(sym.st_info) == STT_FUNC ||
 			     GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC ||
 			     GELF_ST_TYPE(sym.st_info) == STT_NOTYPE)) {
-				plan_add_target(s, sym.st_value);
+				if (!decoded)
+					plan_add_symbol(s, sym.st_value,
+							GELF_ST_TYPE(sym.st_info) != STT_NOTYPE);
 				/* (its name only where it overlaps the segment) */
-				if (sym.st_size && sym.st_value <= s->base + s->size &&
+				else if (sym.st_size && sym.st_value <= s->base + s->size &&
 				    sym.st_value + sym.st_size > s->base &&
 				    copied_code(elf_strptr(elf, sh.sh_link, sym.st_name)))
 					leave_alone(s, sym.st_value, sym.st_value + sym.st_size);
@@ -252,6 +266,7 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 		goto out;
 	}
 	plan_targets_init(&s, plan->exec_vaddr, plan->exec_size);
+	add_symbols(&s, elf, 0);
 	chunk = xmalloc(DECODE_CHUNK);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -264,12 +279,12 @@ int dw_patch_plan_file(const char *path, uint64_t offset, uint64_t seed, unsigne
 		if (!sh.sh_size || sh.sh_offset > (uint64_t)st.st_size ||
 		    sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
 			continue;
-		plan_add_target(&s, sh.sh_addr);
+		plan_add_symbol(&s, sh.sh_addr, 1);
 		err = plan_decode_section_fd(&s, fd, sh.sh_offset, sh.sh_size, sh.sh_addr, chunk);
 		if (err)
 			break;
 	}
-	add_symbols(&s, elf);
+	add_symbols(&s, elf, 1);
 	add_tables(&s, elf, plan);
 	if (err) {
 		plan_state_free(&s);

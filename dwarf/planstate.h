@@ -39,12 +39,22 @@ struct insn {
 	uint32_t off;
 	uint8_t len;
 	uint8_t flags;
-	uint8_t mark; /* plan_finish's: M_* */
+	uint8_t mark; /* M_*: the decode's M_ENDBR, plan_finish's others */
 };
 
 enum {
 	M_COVERED = 1, /* in a range */
 	M_JUMP = 2,    /* a jump's range starts here */
+	M_ENDBR = 4,   /* an endbr64 (the decode's) */
+	M_DATA = 8,    /* data in the code, taken for an instruction */
+};
+
+/* An instruction (in in) reads or takes the address TO, rip-relative. */
+struct ref {
+	uint64_t to;
+	size_t from;
+	uint8_t lea; /* the address is only taken, not read or written */
+	uint8_t use, next; /* (patch.c's leave_data_alone: this round's, the next's) */
 };
 
 struct site {
@@ -66,6 +76,14 @@ struct plan_state {
 	uint8_t *targets;   /* a bit per byte of the segment: an entry point there */
 	uint8_t *direct;    /* the same: a direct branch or call goes there */
 	uint8_t *starts;    /* the same: an instruction starts there */
+	uint8_t *syms;	    /* the same: a symbol starts there (known before the decode) */
+	uint8_t *funcs;	    /* the same: a function symbol, or a code section, starts there */
+	uint8_t *called;    /* the same: a direct call goes there */
+	uint8_t *fwd;	    /* the same: a direct branch or call from below goes there */
+	struct ref *refs;   /* addresses in the segment that instructions read or take */
+	size_t nrefs, cap_refs;
+	struct pad *objects; /* data symbols (STT_OBJECT) in the segment */
+	size_t nobjects;
 	struct site *sites; /* those decoded as sites, in order */
 	size_t nsites, cap_sites;
 	int unordered;	     /* in is not in address order (starts is not used) */
@@ -123,8 +141,14 @@ void plan_targets_init(struct plan_state *s, uint64_t base, uint64_t size);
 /* A known entry point at A (a branch target, a return address, a symbol);
  * one outside the segment is dropped. */
 void plan_add_target(struct plan_state *s, uint64_t a);
-/* The same for the target of a direct branch or call, also kept apart. */
-void plan_add_direct(struct plan_state *s, uint64_t a);
+/* A symbol at A, known before the decode: an entry point, and where the
+ * decode starts again if an instruction it decoded would run over A. FUNC:
+ * a function's (or a code section's start), so code, where data found in
+ * the code (patch.c) ends. */
+void plan_add_symbol(struct plan_state *s, uint64_t a, int func);
+/* The same for the target A of a direct branch or call at FROM, also
+ * kept apart (and apart again when it is forward: A > FROM). */
+void plan_add_direct(struct plan_state *s, uint64_t from, uint64_t a);
 /* Decodes the LEN bytes of BUF, a section at VADDR within S's segment,
  * into S: 0, or -EINVAL when Zydis cannot start. */
 int plan_decode_section(struct plan_state *s, const unsigned char *buf, size_t len, uint64_t vaddr);

@@ -508,6 +508,85 @@ static void test_riprel_neighbour(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+/* Whether a range of PLAN touches [LO, HI) of the code. */
+static int range_in(const struct dw_patch_plan *plan, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		if (plan->ranges[i].addr < CODE_ADDR + hi &&
+		    plan->ranges[i].addr + plan->ranges[i].len > CODE_ADDR + lo)
+			return 1;
+	}
+	return 0;
+}
+
+/* Data in the code, read rip-relative from its second word on (as
+ * SHA-256 reads K256 + 128): left alone, though it decodes as backward
+ * jumps and a loop, and the loop before it counts. */
+static void test_data_read(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x8b, 0x05, 0x21, 0x00, 0x00, 0x00, /* mov 0x28(%rip),%rax */
+		0x48, 0x03, 0x05, 0x22, 0x00, 0x00, 0x00, /* add 0x30(%rip),%rax */
+		0x48, 0x89, 0xf9,			  /* mov %rdi,%rcx */
+		0x48, 0x01, 0xc8,			  /* L: add %rcx,%rax */
+		0x48, 0xff, 0xc9,			  /* dec %rcx */
+		0x75, 0xf8,				  /* jne L */
+		0xc3,					  /* ret */
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90,	  /* (to 0x20) */
+		0xeb, 0xfe, 0x75, 0xfc, 0xe2, 0xfa, 0x0f, 0x85, /* 0x20: data */
+		0xf0, 0xff, 0xff, 0xff, 0xeb, 0xf0, 0x74, 0xee,
+		0x48, 0xff, 0xc9, 0x75, 0xfb, 0xff, 0xe0, 0xc3,
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 30, 0, 30, &plan);
+	assert_true(range_in(&plan, 0x11, 0x1a));
+	assert_false(range_in(&plan, 0x1a, sizeof(code)));
+	dw_patch_plan_free(&plan);
+}
+
+/* Data whose address is only taken (lea), with a byte that is no
+ * instruction (0x06): left alone. A function whose address is taken and
+ * that decodes whole (an IFUNC variant, without endbr64) is code: its
+ * loop counts. */
+static void test_data_taken(void **state)
+{
+	static const uint8_t data[] = {
+		0x48, 0x8d, 0x05, 0x19, 0x00, 0x00, 0x00, /* lea 0x20(%rip),%rax */
+		0x48, 0x8b, 0x00,			  /* mov (%rax),%rax */
+		0x48, 0x89, 0xf9,			  /* mov %rdi,%rcx */
+		0x48, 0x01, 0xc8,			  /* L: add %rcx,%rax */
+		0x48, 0xff, 0xc9,			  /* dec %rcx */
+		0x75, 0xf8,				  /* jne L */
+		0xc3,					  /* ret */
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, /* (to 0x20) */
+		0xeb, 0xfe, 0x75, 0xfc, 0x06, 0xe2, 0xfa, 0x0f, /* 0x20: data */
+		0x85, 0xf0, 0xff, 0xff, 0xff, 0x74, 0xf0, 0xc3,
+	};
+	static const uint8_t code[] = {
+		0x48, 0x8d, 0x05, 0x19, 0x00, 0x00, 0x00, /* lea F(%rip),%rax */
+		0xff, 0xd0,				  /* call *%rax */
+		0xc3,					  /* ret */
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, /* (to 0x20) */
+		0x48, 0x89, 0xf8,			  /* F: mov %rdi,%rax */
+		0x48, 0x01, 0xf0,			  /* L: add %rsi,%rax */
+		0x48, 0xff, 0xcf,			  /* dec %rdi */
+		0x75, 0xf8,				  /* jne L */
+		0xc3,					  /* ret */
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(data, sizeof(data), 30, 0, 30, &plan);
+	assert_false(range_in(&plan, 0x16, sizeof(data)));
+	dw_patch_plan_free(&plan);
+	check(code, sizeof(code), 30, 2, 31, &plan);
+	assert_true(range_in(&plan, 0x20, sizeof(code)));
+	dw_patch_plan_free(&plan);
+}
+
 /* sort's merge loop, in small: `call F; test; jne L`, where the call's
  * return address and the `ret` after the jne leave the 2-byte jne no
  * neighbour to take and no padding to jump through. It is counted at its
@@ -1285,6 +1364,8 @@ int main(void)
 		cmocka_unit_test(test_indirect_call_pad),
 		cmocka_unit_test(test_indirect_jmp_riprel),
 		cmocka_unit_test(test_riprel_neighbour),
+		cmocka_unit_test(test_data_read),
+		cmocka_unit_test(test_data_taken),
 		cmocka_unit_test(test_count_at_target),
 		cmocka_unit_test(test_loop_insn),
 		cmocka_unit_test(test_target_inside),
