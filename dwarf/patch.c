@@ -495,11 +495,34 @@ static int code_at(const struct plan_state *s, uint64_t a, size_t k)
 	       (k < s->n && ia(s, k) == a && (s->in[k].mark & M_ENDBR));
 }
 
+/* A ref's target and its place in s->refs, to go through them by target. */
+struct by_to {
+	uint64_t to;
+	size_t i;
+};
+
 static int by_target(const void *a, const void *b)
 {
-	const struct ref *x = a, *y = b;
+	const struct by_to *x = a, *y = b;
 
 	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* The ref that instruction K names (s->refs are in the order of their
+ * instructions, one at most each), or NULL. */
+static const struct ref *named_by(const struct plan_state *s, size_t k)
+{
+	size_t a = 0, b = s->nrefs;
+
+	while (a < b) {
+		size_t m = (a + b) / 2;
+
+		if (s->refs[m].from < k)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < s->nrefs && s->refs[a].from == k ? &s->refs[a] : NULL;
 }
 
 /* No pad in [LO, HI) any more (pads are by address, apart). */
@@ -519,41 +542,70 @@ static void drop_pads(struct plan_state *s, uint64_t lo, uint64_t hi)
 		s->pads[a].end = s->pads[a].start;
 }
 
-/* Whether instructions [A, B) of S leave out a byte before LIMIT: one
- * that decodes as nothing, as data often has (K256's second byte, 0x2f,
- * is no instruction in 64-bit mode) and compiled code never does. */
-static int gap_in(const struct plan_state *s, size_t a, size_t b, uint64_t limit)
+/* Whether a byte that decodes as nothing lies between instruction K - 1
+ * (the one before T, or over it) and LIMIT: data often has one (K256's
+ * second byte, 0x2f, is no instruction in 64-bit mode), compiled code
+ * never. */
+static int gap_near(const struct plan_state *s, size_t k, uint64_t limit)
 {
-	for (size_t q = a; q + 1 < b && ia(s, q) < limit; q++) {
+	for (size_t q = k ? k - 1 : 0; q + 1 < s->n && ia(s, q) < limit; q++) {
 		if (ia(s, q) + s->in[q].len < ia(s, q + 1))
 			return 1;
 	}
 	return 0;
 }
 
-/* M_DATA on the data that the refs in use name (s->refs by target); with
- * DROP, no pad there either. */
-static void mark_data(struct plan_state *s, int drop)
+/* The first instruction of the data that T, in or at instruction K,
+ * starts: back to the aligned padding before an aligned table, else
+ * (where code certainly starts first) to the nearest padding, else K. */
+static size_t data_start(const struct plan_state *s, size_t k, uint64_t done)
+{
+	size_t j, pad = k;
+	int have_pad = 0;
+
+	for (j = k; j > 0 && ia(s, j - 1) >= done; j--) {
+		uint64_t end = ia(s, j - 1) + s->in[j - 1].len;
+
+		if (code_at(s, ia(s, j - 1), j - 1))
+			return pad;
+		if (s->in[j - 1].flags & I_PAD) {
+			if (end % 16 == 0)
+				return plan_bit(s->fwd, s, end) ? k : j;
+			if (!have_pad) {
+				pad = j;
+				have_pad = 1;
+			}
+		}
+	}
+	return j;
+}
+
+/* M_DATA on the data (objects, and what the refs in use name; BY in
+ * target order); with DROP, no pad there either. */
+static void mark_data(struct plan_state *s, const struct by_to *by, int drop)
 {
 	uint64_t done = 0; /* data up to here is marked */
 
 	for (size_t k = 0; k < s->n; k++)
 		s->in[k].mark &= (uint8_t)~M_DATA;
 	for (size_t o = 0; o < s->nobjects; o++) {
-		for (size_t k = plan_insn_from(s, s->objects[o].start);
-		     k < s->n && ia(s, k) < s->objects[o].end; k++)
+		size_t k = plan_insn_from(s, s->objects[o].start);
+
+		if (k > 0 && ia(s, k - 1) + s->in[k - 1].len > s->objects[o].start)
+			k--; /* (decoded over its start) */
+		for (; k < s->n && ia(s, k) < s->objects[o].end; k++)
 			s->in[k].mark |= M_DATA;
 		if (drop)
 			drop_pads(s, s->objects[o].start, s->objects[o].end);
 	}
-	for (size_t r = 0; r < s->nrefs;) {
-		uint64_t t = s->refs[r].to, start;
+	for (size_t x = 0; x < s->nrefs;) {
+		uint64_t t = by[x].to, start;
 		int used = 0, read = 0;
-		size_t k, j, e, pad;
+		size_t k, j, e;
 
-		for (; r < s->nrefs && s->refs[r].to == t; r++) {
-			used |= s->refs[r].use;
-			read |= s->refs[r].use && !s->refs[r].lea;
+		for (; x < s->nrefs && by[x].to == t; x++) {
+			used |= s->refs[by[x].i].use;
+			read |= s->refs[by[x].i].use && !s->refs[by[x].i].lea;
 		}
 		if (!used || t < done)
 			continue;
@@ -563,35 +615,25 @@ static void mark_data(struct plan_state *s, int drop)
 		/* (the instruction the decode made over it too) */
 		if (k > 0 && ia(s, k - 1) + s->in[k - 1].len > t)
 			k--;
-		/* Data may start before the first address code names (SHA-256's
-		 * table is read from K256 + 128): back to the padding before an
-		 * aligned table. Not where code before jumps past the padding
-		 * (bn_gather5's loop): the data, if any, starts after that
-		 * code, where T says. (Data decoded jumps back to its own start:
-		 * .Ltable in tests/guests/codedata.c.) Where code certainly
-		 * starts first, back to the padding nearest T, or T. */
-		for (j = k, pad = k; j > 0 && ia(s, j - 1) >= done; j--) {
-			uint64_t end = ia(s, j - 1) + s->in[j - 1].len;
-
-			if (code_at(s, ia(s, j - 1), j - 1)) {
-				j = pad;
-				break;
-			}
-			if ((s->in[j - 1].flags & I_PAD) && end % 16 == 0) {
-				if (plan_bit(s->fwd, s, end))
-					j = k;
-				break;
-			}
-			if ((s->in[j - 1].flags & I_PAD) && pad == k)
-				pad = j;
-		}
-		for (e = k; e < s->n && (ia(s, e) <= t || !code_at(s, ia(s, e), e)); e++)
-			;
 		/* An address only taken (lea) may be code's (glibc's IFUNC
 		 * resolvers take their variants' addresses, which have no
-		 * endbr64): data only if some of it is no instruction. */
-		if (!read && !gap_in(s, j, e, t + 256))
+		 * endbr64): data only with a gap near it. */
+		if (!read && !gap_near(s, k, t + 256))
 			continue;
+		j = data_start(s, k, done);
+		/* Up to where code certainly starts, or code reads or takes
+		 * what lies behind it in this data: code after its table
+		 * (libcrypto's SHA-256 functions after K256, which have no
+		 * symbol there). */
+		for (e = k; e < s->n; e++) {
+			const struct ref *f;
+
+			if (ia(s, e) > t && code_at(s, ia(s, e), e))
+				break;
+			if (ia(s, e) > t && (s->in[e].mark & M_NAMES) && (f = named_by(s, e)) &&
+			    f->use && f->to >= ia(s, j) && f->to < ia(s, e))
+				break;
+		}
 		start = j < s->n ? ia(s, j) : t;
 		for (k = j; k < e; k++)
 			s->in[k].mark |= M_DATA;
@@ -612,15 +654,17 @@ static void mark_data(struct plan_state *s, int drop)
  * What is data: a data symbol's extent (STT_OBJECT: ecp_nistz256's
  * 150 KB table in node); and where code reads or writes an address in
  * the segment rip-relative (movdqa K256+0x800(%rip)), or takes one (lea)
- * with some byte near it that is no instruction (gap_in: only taking it
+ * with some byte near it that is no instruction (gap_near: only taking it
  * proves nothing; glibc's IFUNC resolvers take the addresses of their
  * variants, which have no endbr64), unless code certainly starts there
  * (code_at: a function symbol, a direct call's target, an endbr64 where
- * an indirect branch may land). The data runs from there up to the next
- * place code certainly starts, and back to the aligned padding before it.
- * Nothing there is patched, taken along, or used as padding. Code taken
- * for data is left uncounted, as JIT code is, never broken. In libc,
- * python3, cc1 and sqlite3 nothing is data; in libcrypto 22 stretches.
+ * an indirect branch may land). The data runs back to the aligned
+ * padding before it (data_start), and on up to where code certainly
+ * starts or an instruction names something behind it in this data (the
+ * code that reads a table placed before it). Nothing there is patched,
+ * taken along, or used as padding. Code taken for data is left
+ * uncounted, as JIT code is, never broken. In libc, python3, cc1 and
+ * sqlite3 nothing is data.
  *
  * But data decoded as instructions names addresses too, at random: in
  * node, "instructions" in OpenSSL's tables named addresses in V8's
@@ -628,22 +672,29 @@ static void mark_data(struct plan_state *s, int drop)
  * counts only when the instruction that names it is not data itself,
  * which depends on the addresses that count: starting from all of them,
  * each round keeps those named from outside the data the round before
- * marked. Rounds alternate between too much data (from all addresses)
- * and too little (from those named outside too much), and meet; where
- * they have not after 8 rounds, an address either of the last two kept
- * counts (more data: code left uncounted, never data changed).
+ * marked, until a round changes nothing (libcrypto: the first). Where
+ * rounds still change after 8 (node: in V8's builtins, left alone
+ * anyway), an address either of the last two kept counts (more data:
+ * code left uncounted, never data changed).
  */
 static void leave_data_alone(struct plan_state *s)
 {
+	struct by_to *by;
+	int round;
+
 	if (s->unordered || (!s->nrefs && !s->nobjects))
 		return;
-	qsort(s->refs, s->nrefs, sizeof(*s->refs), by_target);
-	for (size_t r = 0; r < s->nrefs; r++)
+	by = xmalloc((s->nrefs ? s->nrefs : 1) * sizeof(*by));
+	for (size_t r = 0; r < s->nrefs; r++) {
+		by[r].to = s->refs[r].to;
+		by[r].i = r;
 		s->refs[r].use = 1;
-	for (int round = 0; round < 8; round++) {
+	}
+	qsort(by, s->nrefs, sizeof(*by), by_target);
+	for (round = 0; round < 8; round++) {
 		int changed = 0;
 
-		mark_data(s, 0);
+		mark_data(s, by, 0);
 		for (size_t r = 0; r < s->nrefs; r++) {
 			struct ref *f = &s->refs[r];
 
@@ -655,7 +706,8 @@ static void leave_data_alone(struct plan_state *s)
 		for (size_t r = 0; r < s->nrefs; r++)
 			s->refs[r].use = round < 7 ? s->refs[r].next : s->refs[r].use | s->refs[r].next;
 	}
-	mark_data(s, 1);
+	mark_data(s, by, 1);
+	free(by);
 	for (size_t k = 0; k < s->n; k++) {
 		if (s->in[k].mark & M_DATA)
 			s->in[k].flags &= (uint8_t) ~(I_SITE | I_MOVABLE | I_RELOC | I_CHAOS);

@@ -97,11 +97,15 @@ void plan_add_direct(struct plan_state *s, uint64_t from, uint64_t a)
 }
 
 /* Whether ZI (decoded in any mode: the raw fields are always there) has a
- * memory operand at a displacement from rip. Not a nop's: no access. */
+ * memory operand at a displacement from rip (not fs- or gs-relative: no
+ * address in the segment). Not a nop's: no access. (mov to or from a
+ * control register has the ModRM but no memory and no displacement.) */
 static int rip_operand(const ZydisDecodedInstruction *zi)
 {
 	return (zi->attributes & ZYDIS_ATTRIB_HAS_MODRM) && zi->raw.modrm.mod == 0 &&
-	       zi->raw.modrm.rm == 5 && zi->mnemonic != ZYDIS_MNEMONIC_NOP;
+	       zi->raw.modrm.rm == 5 && zi->raw.disp.size == 32 &&
+	       !(zi->attributes & (ZYDIS_ATTRIB_HAS_SEGMENT_FS | ZYDIS_ATTRIB_HAS_SEGMENT_GS)) &&
+	       zi->mnemonic != ZYDIS_MNEMONIC_NOP;
 }
 
 /* The instruction being decoded reads, writes or takes the address A. */
@@ -113,6 +117,7 @@ static void note_ref(struct plan_state *s, uint64_t a, int lea)
 		s->cap_refs = s->cap_refs ? 2 * s->cap_refs : 1024;
 		s->refs = xrealloc(s->refs, s->cap_refs * sizeof(*s->refs));
 	}
+	s->names = 1; /* (push_insn marks the instruction) */
 	s->refs[s->nrefs].to = a;
 	s->refs[s->nrefs].lea = (uint8_t)lea;
 	s->refs[s->nrefs++].from = s->n; /* (the instruction about to be pushed) */
@@ -201,7 +206,8 @@ static void push_insn(struct plan_state *s, const struct decoded *in)
 	/* (dw_patch_plan_* take no segment of 4 GiB or more) */
 	s->in[s->n].off = (uint32_t)(a - s->base);
 	s->in[s->n].len = in->len;
-	s->in[s->n].mark = 0;
+	s->in[s->n].mark = s->names ? M_NAMES : 0;
+	s->names = 0;
 	s->in[s->n++].flags = in->flags;
 }
 
@@ -610,12 +616,6 @@ static int decoders_init(struct decoders *d)
 	return 0;
 }
 
-/*
- * The instructions of a section (at VADDR) from its offset *OFFP while it
- * is below STOP, from BUF, which holds the section's bytes [BASE, END):
- * END is the section's end or at least 15 bytes past STOP, so no decode
- * sees fewer bytes than it would with the whole section.
- */
 /* The instruction just decoded at ADDR, LEN bytes at P, is an endbr64:
  * where an indirect call or jump may land (CET), so code. */
 static void note_endbr(struct plan_state *s, const unsigned char *p, size_t len, uint64_t addr)
@@ -626,6 +626,12 @@ static void note_endbr(struct plan_state *s, const unsigned char *p, size_t len,
 		s->in[s->n - 1].mark |= M_ENDBR;
 }
 
+/*
+ * The instructions of a section (at VADDR) from its offset *OFFP while it
+ * is below STOP, from BUF, which holds the section's bytes [BASE, END):
+ * END is the section's end or at least 15 bytes past STOP, so no decode
+ * sees fewer bytes than it would with the whole section.
+ */
 static void decode_run(struct plan_state *s, const struct decoders *d, const unsigned char *buf,
 		       size_t base, size_t end, size_t stop, size_t *offp, uint64_t vaddr)
 {
@@ -646,6 +652,7 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 			if ((sym = symbol_inside(s, vaddr + off, b.len))) {
 				off = sym - vaddr; /* (bytes that are not code) */
 				s->after_end = 1;
+				s->dead = 0;
 				continue;
 			}
 			classify_brief(s, &b, vaddr + off);
@@ -668,6 +675,7 @@ static void decode_run(struct plan_state *s, const struct decoders *d, const uns
 		if ((sym = symbol_inside(s, vaddr + off, zi.length))) {
 			off = sym - vaddr;
 			s->after_end = 1;
+			s->dead = 0;
 			continue;
 		}
 		if (zi.mnemonic == ZYDIS_MNEMONIC_MOVSXD) {

@@ -57,12 +57,20 @@ static void add_symbols(struct plan_state *s, Elf *elf, int decoded)
 		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
 			GElf_Sym sym;
 
-			if (gelf_getsym(data, (int)k, &sym) && decoded &&
+			if (gelf_getsym(data, (int)k, &sym) &&
 			    GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_size &&
 			    sym.st_value >= s->base && sym.st_value < s->base + s->size) {
-				/* data in the code (patch.c: leave_data_alone) */
-				s->objects = xrealloc(s->objects,
-						      (s->nobjects + 1) * sizeof(*s->objects));
+				/* data in the code (patch.c: leave_data_alone), where
+				 * the decode starts again too */
+				if (!decoded) {
+					plan_add_symbol(s, sym.st_value, 0);
+					continue;
+				}
+				if (s->nobjects == s->cap_objects) {
+					s->cap_objects = s->cap_objects ? 2 * s->cap_objects : 64;
+					s->objects = xrealloc(s->objects, s->cap_objects *
+										  sizeof(*s->objects));
+				}
 				s->objects[s->nobjects].start = sym.st_value;
 				s->objects[s->nobjects++].end = sym.st_value + sym.st_size;
 				continue;

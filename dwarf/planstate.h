@@ -47,6 +47,7 @@ enum {
 	M_JUMP = 2,    /* a jump's range starts here */
 	M_ENDBR = 4,   /* an endbr64 (the decode's) */
 	M_DATA = 8,    /* data in the code, taken for an instruction */
+	M_NAMES = 16,  /* names an address in the segment (a struct ref's from) */
 };
 
 /* An instruction (in in) reads or takes the address TO, rip-relative. */
@@ -80,10 +81,12 @@ struct plan_state {
 	uint8_t *funcs;	    /* the same: a function symbol, or a code section, starts there */
 	uint8_t *called;    /* the same: a direct call goes there */
 	uint8_t *fwd;	    /* the same: a direct branch or call from below goes there */
-	struct ref *refs;   /* addresses in the segment that instructions read or take */
+	struct ref *refs;   /* addresses in the segment that instructions read or take,
+			     * in the order of the instructions */
 	size_t nrefs, cap_refs;
+	int names;	    /* the instruction being decoded names one */
 	struct pad *objects; /* data symbols (STT_OBJECT) in the segment */
-	size_t nobjects;
+	size_t nobjects, cap_objects;
 	struct site *sites; /* those decoded as sites, in order */
 	size_t nsites, cap_sites;
 	int unordered;	     /* in is not in address order (starts is not used) */
