@@ -93,6 +93,11 @@ struct task {
 	int64_t parks;			   /* times its current call was parked: an input
 					    * frame keeps it (REC_EV_PARKS), and a replay parks
 					    * a read as often as the recording did */
+	int unfinished;			   /* a call was cut short and runs again (made again */
+	long unfinished_nr;		   /* after a signal's handler, the same call, */
+	uint64_t unfinished_args[3];	   /* with its parks): its number, arguments, */
+	int64_t unfinished_parks;	   /* and parks while the handler's calls run */
+	int unfinished_saved;		   /* (unfinished_parks holds them) */
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
 	int early;			   /* replay: its read of the guest's own pipe or

@@ -342,7 +342,28 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	rec_intr_clear(t); /* made again: no signal came in between */
 	if (!t->retrying && !t->poll_retry) {
 		rec_parked_drop(t); /* a new call */
-		t->parks = 0;
+		/* Or the one a signal cut short, restarted after its handler
+		 * (bash's read of a command substitution, parked, then SIGCHLD
+		 * from the child that wrote it): the recording kept its parks
+		 * from before the signal too, so a replay, parked as often
+		 * before the signal, does not wait 5 s for input that comes
+		 * only after it (rec_replay_completes). */
+		if (!t->unfinished) {
+			t->parks = 0;
+		} else if (t->unfinished_nr == (long)c->regs.orig_rax &&
+			   t->unfinished_args[0] == c->regs.rdi &&
+			   t->unfinished_args[1] == c->regs.rsi &&
+			   t->unfinished_args[2] == c->regs.rdx) {
+			if (t->unfinished_saved)
+				t->parks = t->unfinished_parks;
+			t->unfinished = t->unfinished_saved = 0;
+		} else {
+			/* (a call of the handler's) */
+			if (!t->unfinished_saved)
+				t->unfinished_parks = t->parks;
+			t->unfinished_saved = 1;
+			t->parks = 0;
+		}
 	}
 	c->nr = (long)c->regs.orig_rax;
 	c->args[0] = c->regs.rdi;
@@ -438,6 +459,14 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		 * very stop (ptrace(2)), so this may be the park. */
 		/* The restarted call passes the seccomp filter again, and its
 		 * handler decides again: this attempt needs no exit handler. */
+		if (!t->unfinished || t->unfinished_saved) {
+			/* (cut short itself, or a call of a handler: that one runs
+			 * again first) */
+			t->unfinished = 1;
+			t->unfinished_saved = 0;
+			t->unfinished_nr = c->nr;
+			memcpy(t->unfinished_args, c->args, sizeof(t->unfinished_args));
+		}
 		t->pending = NULL;
 		t->hidden = 0;
 		t->due_since = 0;
@@ -449,6 +478,8 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		}
 		return;
 	}
+	if (t->unfinished && !t->unfinished_saved && (long)regs.orig_rax == t->unfinished_nr)
+		t->unfinished = 0; /* it ended (EINTR) rather than run again */
 	if (t->not_yet) {
 		rec_park_rewound(r, t, &regs);
 		return;
