@@ -728,6 +728,8 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 
 	free(s->tables);
 	free(s->abs_tables);
+	s->tables = NULL;
+	s->abs_tables = NULL;
 	leave_data_alone(s);
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
@@ -805,18 +807,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 	}
 	sort_ranges(plan, n0, &back);
 	plan->tramp_size = ((plan->njump + plan->npad) * DW_PATCH_TRAMP_MAX + 4095) & ~(size_t)4095;
-	free(s->pads);
-	free(s->in);
-	free(s->targets);
-	free(s->direct);
-	free(s->starts);
-	free(s->syms);
-	free(s->funcs);
-	free(s->called);
-	free(s->fwd);
-	free(s->refs);
-	free(s->objects);
-	free(s->sites);
+	plan_state_free(s);
 }
 
 int dw_patch_plan_buf(const unsigned char *buf, size_t len, uint64_t vaddr, uint64_t seed,
