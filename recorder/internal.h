@@ -97,7 +97,8 @@ struct task {
 	long unfinished_nr;		   /* after a signal's handler, the same call, */
 	uint64_t unfinished_args[3];	   /* with its parks): its number, arguments, */
 	int64_t unfinished_parks;	   /* and parks while the handler's calls run */
-	int unfinished_saved;		   /* (unfinished_parks holds them) */
+	int unfinished_saved;		   /* 1: unfinished_parks holds them; 2: and the
+					    * handler returned (rt_sigreturn) */
 	int not_yet;			   /* replay: its call waited in the recording: skipped,
 					    * it is parked at the exit (rec_park_rewound) */
 	int early;			   /* replay: its read of the guest's own pipe or

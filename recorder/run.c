@@ -251,6 +251,7 @@ static void on_exec(struct rec *r, struct task *t)
 	if (rec_refuse_exec(r, t) < 0)
 		return; /* a 32-bit program: the run ended */
 	rec_sigaction_exec(r, t);
+	t->unfinished = t->unfinished_saved = 0; /* (no call of the old program runs again) */
 
 	if (hm_log_enabled(HM_LOG_DEBUG)) {
 		char link[64], exe[4096];
@@ -348,20 +349,28 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		 * from before the signal too, so a replay, parked as often
 		 * before the signal, does not wait 5 s for input that comes
 		 * only after it (rec_replay_completes). */
+		long nr = (long)c->regs.orig_rax;
+
 		if (!t->unfinished) {
 			t->parks = 0;
-		} else if (t->unfinished_nr == (long)c->regs.orig_rax &&
-			   t->unfinished_args[0] == c->regs.rdi &&
-			   t->unfinished_args[1] == c->regs.rsi &&
-			   t->unfinished_args[2] == c->regs.rdx) {
+		} else if (nr == SYS_restart_syscall ||
+			   (t->unfinished_nr == nr && t->unfinished_args[0] == c->regs.rdi &&
+			    t->unfinished_args[1] == c->regs.rsi &&
+			    t->unfinished_args[2] == c->regs.rdx)) {
 			if (t->unfinished_saved)
 				t->parks = t->unfinished_parks;
 			t->unfinished = t->unfinished_saved = 0;
+		} else if (t->unfinished_saved == 2) {
+			/* The handler returned and the call was not made again
+			 * (EINTR, which the kernel gave without an exit stop):
+			 * this is a new call. */
+			t->unfinished = t->unfinished_saved = 0;
+			t->parks = 0;
 		} else {
 			/* (a call of the handler's) */
 			if (!t->unfinished_saved)
 				t->unfinished_parks = t->parks;
-			t->unfinished_saved = 1;
+			t->unfinished_saved = nr == SYS_rt_sigreturn ? 2 : 1;
 			t->parks = 0;
 		}
 	}
@@ -459,9 +468,9 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		 * very stop (ptrace(2)), so this may be the park. */
 		/* The restarted call passes the seccomp filter again, and its
 		 * handler decides again: this attempt needs no exit handler. */
-		if (!t->unfinished || t->unfinished_saved) {
-			/* (cut short itself, or a call of a handler: that one runs
-			 * again first) */
+		if (!t->unfinished) {
+			/* (a call of its handler cut short in turn counts apart:
+			 * the first one's record stays) */
 			t->unfinished = 1;
 			t->unfinished_saved = 0;
 			t->unfinished_nr = c->nr;
@@ -478,8 +487,8 @@ static void on_syscall_exit(struct rec *r, struct task *t)
 		}
 		return;
 	}
-	if (t->unfinished && !t->unfinished_saved && (long)regs.orig_rax == t->unfinished_nr)
-		t->unfinished = 0; /* it ended (EINTR) rather than run again */
+	if (t->unfinished && !t->unfinished_saved)
+		t->unfinished = 0; /* it ended rather than run again (no other call came) */
 	if (t->not_yet) {
 		rec_park_rewound(r, t, &regs);
 		return;

@@ -647,13 +647,13 @@ replay_same usr1 "$rid" 0
 # signal too, so the replay never waits (5 s of wall clock each time: a
 # replay of pyenv's python3 shim took 36 s) for input that comes after it.
 # Told by the replay's debug line, not by time. ----
-rec subst -- bash -c 'x=$(readlink /proc/self/exe); y=$(echo hi); echo "$x $y"'
-[ "$rst" = 0 ] || { cat "$WORK/subst.rec.err" >&2; fail "subst: the recorded run exited $rst"; }
-hm "$WORK/subst.rep" replay "$rid" --autopilot --log=debug
+rec cmdsubst -- bash -c 'x=$(readlink /proc/self/exe); y=$(echo hi); echo "$x $y"'
+[ "$rst" = 0 ] || { cat "$WORK/cmdsubst.rec.err" >&2; fail "cmdsubst: the recorded run exited $rst"; }
+hm "$WORK/cmdsubst.rep" replay "$rid" --autopilot --log=debug
 st=$?
-[ "$st" = 0 ] || { tail -5 "$WORK/subst.rep.err" >&2; fail "subst: the replay exited $st"; }
-cmp -s "$WORK/subst.rec" "$WORK/subst.rep" || fail "subst: the replay printed other output"
-if grep 'waits for the input' "$WORK/subst.rep.err" >&2; then
-	fail "subst: the replay waited for a read's input that came only after a signal"
+[ "$st" = 0 ] || { tail -5 "$WORK/cmdsubst.rep.err" >&2; fail "cmdsubst: the replay exited $st"; }
+cmp -s "$WORK/cmdsubst.rec" "$WORK/cmdsubst.rep" || fail "cmdsubst: the replay printed other output"
+if grep 'waits for the input' "$WORK/cmdsubst.rep.err" >&2; then
+	fail "cmdsubst: the replay waited for a read's input that came only after a signal"
 fi
 exit 0
