@@ -287,7 +287,10 @@ void rec_event_describe(const struct rec_event_record *ev, char *buf, size_t siz
 	else
 		snprintf(name, sizeof(name), "syscall %lld", (long long)f[2]);
 
-	if (f[11])
+	/* (an input frame keeps its call's parks there, an output its digest) */
+	if (f[11] && f[0] == REC_EV_INPUT)
+		snprintf(out, sizeof(out), ", parked %lld times", (long long)f[11]);
+	else if (f[11])
 		snprintf(out, sizeof(out), ", output %016llx", (unsigned long long)f[11]);
 	snprintf(buf, size, "task %lld %s(%#llx, %#llx, %#llx) = %lld at tick %lld%s%s",
 		 (long long)f[1], name, (unsigned long long)f[3], (unsigned long long)f[4],

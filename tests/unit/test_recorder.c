@@ -1498,6 +1498,25 @@ static void test_syscall_not_stopped(void **state)
 	}
 }
 
+/* A divergence's description: an input frame's eleventh field is its
+ * call's parks (said so), an output's the digest of what it sent. */
+static void test_event_describe(void **state)
+{
+	struct rec_event_record in = { { REC_EV_INPUT, 0, SYS_read, 3, 0x7ffe0000, 0x1000, 0, 0, 0,
+					 64, 5, 2 } };
+	struct rec_event_record out = { { REC_EV_OUTPUT, 1, SYS_write, 1, 0x4000, 5, 0, 0, 0, 5, 7,
+					  0x1234 } };
+	char buf[256];
+
+	(void)state;
+	rec_event_describe(&in, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "task 0 read(0x3, 0x7ffe0000, 0x1000) = 64 at tick 5, parked 2 times (input)");
+	rec_event_describe(&out, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "task 1 write(0x1, 0x4000, 0x5) = 5 at tick 7, output 0000000000001234");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1545,6 +1564,7 @@ int main(void)
 		cmocka_unit_test(test_syscall_sent_rows),
 		cmocka_unit_test(test_syscall_fs_rows),
 		cmocka_unit_test(test_fs_path),
+		cmocka_unit_test(test_event_describe),
 		cmocka_unit_test_setup_teardown(test_sent_digest_buf_iov, setup_handlers,
 						teardown_handlers),
 		cmocka_unit_test_setup_teardown(test_sent_digest_msg, setup_handlers,
