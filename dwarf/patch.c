@@ -489,7 +489,7 @@ static void sort_ranges(struct dw_patch_plan *plan, size_t n0, struct dw_patch_p
  * it starts at A, else s->n). */
 static int code_at(const struct plan_state *s, uint64_t a, size_t k)
 {
-	if (a < s->base || a - s->base > s->size)
+	if (!plan_holds(s, a))
 		return 1;
 	return plan_bit(s->funcs, s, a) || plan_bit(s->called, s, a) ||
 	       (k < s->n && ia(s, k) == a && (s->in[k].mark & M_ENDBR));

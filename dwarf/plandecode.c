@@ -51,18 +51,15 @@ void plan_targets_init(struct plan_state *s, uint64_t base, uint64_t size)
 
 void plan_add_target(struct plan_state *s, uint64_t a)
 {
-	if (a >= s->base && a - s->base <= s->size)
-		s->targets[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+	plan_set_bit(s->targets, s, a);
 }
 
 void plan_add_symbol(struct plan_state *s, uint64_t a, int func)
 {
 	plan_add_target(s, a);
-	if (a >= s->base && a - s->base <= s->size) {
-		s->syms[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
-		if (func)
-			s->funcs[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
-	}
+	plan_set_bit(s->syms, s, a);
+	if (func)
+		plan_set_bit(s->funcs, s, a);
 }
 
 /*
@@ -80,7 +77,7 @@ void plan_add_symbol(struct plan_state *s, uint64_t a, int func)
 static uint64_t symbol_inside(const struct plan_state *s, uint64_t a, size_t len)
 {
 	for (uint64_t x = a + 1; x < a + len; x++) {
-		if (x >= s->base && x - s->base <= s->size && plan_bit(s->syms, s, x))
+		if (plan_holds(s, x) && plan_bit(s->syms, s, x))
 			return x;
 	}
 	return 0;
@@ -89,11 +86,9 @@ static uint64_t symbol_inside(const struct plan_state *s, uint64_t a, size_t len
 void plan_add_direct(struct plan_state *s, uint64_t from, uint64_t a)
 {
 	plan_add_target(s, a);
-	if (a >= s->base && a - s->base <= s->size) {
-		s->direct[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
-		if (a > from)
-			s->fwd[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
-	}
+	plan_set_bit(s->direct, s, a);
+	if (a > from)
+		plan_set_bit(s->fwd, s, a);
 }
 
 /* Whether ZI (decoded in any mode: the raw fields are always there) has a
@@ -127,8 +122,7 @@ static void note_ref(struct plan_state *s, uint64_t a, int lea)
 static void add_call(struct plan_state *s, uint64_t from, uint64_t a)
 {
 	plan_add_direct(s, from, a);
-	if (a >= s->base && a - s->base <= s->size)
-		s->called[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+	plan_set_bit(s->called, s, a);
 }
 
 /* splitmix64 of the seed and address: whether chaos picks this one. */

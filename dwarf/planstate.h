@@ -125,6 +125,20 @@ static inline int plan_bit(const uint8_t *bitmap, const struct plan_state *s, ui
 	return (bitmap[(a - s->base) / 8] >> ((a - s->base) % 8)) & 1;
 }
 
+/* Whether A is in S's segment, its end included (a section's end is an
+ * entry point: the bitmaps have a bit for it). */
+static inline int plan_holds(const struct plan_state *s, uint64_t a)
+{
+	return a >= s->base && a - s->base <= s->size;
+}
+
+/* Sets BITMAP's bit for A, when S's segment holds A. */
+static inline void plan_set_bit(uint8_t *bitmap, const struct plan_state *s, uint64_t a)
+{
+	if (plan_holds(s, a))
+		bitmap[(a - s->base) / 8] |= (uint8_t)(1u << ((a - s->base) % 8));
+}
+
 /* The address of instruction K. */
 static inline uint64_t ia(const struct plan_state *s, size_t k)
 {

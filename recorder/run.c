@@ -332,6 +332,40 @@ static int record_only(const struct rec *r, const struct rec_syscall *row,
 	       c->nr == SYS_mmap && !(c->args[2] & PROT_EXEC);
 }
 
+/*
+ * The parks of the call T enters with REGS: none for a new call, but the
+ * one a signal cut short, made again after its handler (bash's read of a
+ * command substitution, parked, then SIGCHLD from the child that wrote
+ * it), goes on with its own: the recording keeps its parks from before
+ * the signal too, so a replay, parked as often before the signal, does
+ * not wait 5 s for input that comes only after it (rec_replay_completes).
+ * The handler's calls count apart; the first call after its rt_sigreturn
+ * that is not the same one ends the record (an EINTR the kernel gave
+ * without an exit stop).
+ */
+static void carry_parks(struct task *t, const struct user_regs_struct *regs)
+{
+	long nr = (long)regs->orig_rax;
+
+	if (!t->unfinished) {
+		t->parks = 0;
+	} else if (nr == SYS_restart_syscall ||
+		   (t->unfinished_nr == nr && t->unfinished_args[0] == regs->rdi &&
+		    t->unfinished_args[1] == regs->rsi && t->unfinished_args[2] == regs->rdx)) {
+		if (t->unfinished_saved)
+			t->parks = t->unfinished_parks;
+		t->unfinished = t->unfinished_saved = 0;
+	} else if (t->unfinished_saved == 2) {
+		t->unfinished = t->unfinished_saved = 0;
+		t->parks = 0;
+	} else {
+		if (!t->unfinished_saved)
+			t->unfinished_parks = t->parks;
+		t->unfinished_saved = nr == SYS_rt_sigreturn ? 2 : 1;
+		t->parks = 0;
+	}
+}
+
 static void on_syscall_entry(struct rec *r, struct task *t)
 {
 	struct rec_call *c = &t->call;
@@ -342,37 +376,8 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 		return; /* gone; its exit follows */
 	rec_intr_clear(t); /* made again: no signal came in between */
 	if (!t->retrying && !t->poll_retry) {
-		rec_parked_drop(t); /* a new call */
-		/* Or the one a signal cut short, restarted after its handler
-		 * (bash's read of a command substitution, parked, then SIGCHLD
-		 * from the child that wrote it): the recording kept its parks
-		 * from before the signal too, so a replay, parked as often
-		 * before the signal, does not wait 5 s for input that comes
-		 * only after it (rec_replay_completes). */
-		long nr = (long)c->regs.orig_rax;
-
-		if (!t->unfinished) {
-			t->parks = 0;
-		} else if (nr == SYS_restart_syscall ||
-			   (t->unfinished_nr == nr && t->unfinished_args[0] == c->regs.rdi &&
-			    t->unfinished_args[1] == c->regs.rsi &&
-			    t->unfinished_args[2] == c->regs.rdx)) {
-			if (t->unfinished_saved)
-				t->parks = t->unfinished_parks;
-			t->unfinished = t->unfinished_saved = 0;
-		} else if (t->unfinished_saved == 2) {
-			/* The handler returned and the call was not made again
-			 * (EINTR, which the kernel gave without an exit stop):
-			 * this is a new call. */
-			t->unfinished = t->unfinished_saved = 0;
-			t->parks = 0;
-		} else {
-			/* (a call of the handler's) */
-			if (!t->unfinished_saved)
-				t->unfinished_parks = t->parks;
-			t->unfinished_saved = nr == SYS_rt_sigreturn ? 2 : 1;
-			t->parks = 0;
-		}
+		rec_parked_drop(t); /* a new call, or one made again (carry_parks) */
+		carry_parks(t, &c->regs);
 	}
 	c->nr = (long)c->regs.orig_rax;
 	c->args[0] = c->regs.rdi;
