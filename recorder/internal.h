@@ -261,6 +261,8 @@ struct rec {
 	int shared_sent;	  /* hermit sent a process a signal: its thread
 				   * that takes it runs first (sched.c) */
 	size_t ndoomed;		  /* tasks with doomed set: while any, nothing runs */
+	pid_t ending_group;	  /* run.c end_group: the process whose threads all
+				   * end, one by one, before anything else runs */
 	uint64_t settle_progress; /* progress when the last deadlock check began */
 	int settle_rounds;	  /* retries since, before a deadlock is declared */
 

@@ -332,6 +332,60 @@ static int record_only(const struct rec *r, const struct rec_syscall *row,
 	       c->nr == SYS_mmap && !(c->args[2] & PROT_EXEC);
 }
 
+static void handle(struct rec *r, const struct tracer_stop *s);
+
+/* Whether another guest task of T's process is still known. */
+static int has_others(const struct rec *r, const struct task *t)
+{
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (r->tasks[i] != t && r->tasks[i]->system == 0 && r->tasks[i]->tgid == t->tgid)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Every thread of process TGID dies now (exit_group, a fatal signal): each
+ * one's exit is seen and reaped here, before anything else runs, the
+ * threads in task order and the leader last (the kernel reports its end
+ * only when the others are gone). The kernel reports them in the order its
+ * CPUs get to them. Taken as they came, a leader reported before its
+ * threads was set aside while other processes ran, and the progress its
+ * threads' ends counted, the futex waiters they woke and the SIGCHLD its
+ * parent got when it was reaped fell at wall-clock moments of another
+ * process's run: `xz -T2 | md5sum` recorded under --chaos replayed with
+ * md5sum preempted where the recording had it run on, or the other way.
+ */
+static void end_group(struct rec *r, pid_t tgid)
+{
+	struct tracer_stop s;
+
+	if (r->ending_group)
+		return; /* (its own stops, handled below) */
+	r->ending_group = tgid;
+	hm_trace("process %d ends: its threads' ends in task order", (int)tgid);
+	for (;;) {
+		struct task *next = NULL;
+
+		for (size_t i = 0; i < r->ntasks; i++) {
+			struct task *x = r->tasks[i];
+
+			if (x->system == 0 && x->tgid == tgid &&
+			    (!next || (next->tid == tgid && x->tid != tgid)))
+				next = x;
+		}
+		if (!next)
+			break;
+		if (tracer_wait_own(next->tid, &s) < 0) {
+			/* gone without a word we can still collect */
+			s = (struct tracer_stop){ .tid = next->tid, .kind = TRACER_KILLED,
+						  .sig = SIGKILL };
+		}
+		handle(r, &s);
+	}
+	r->ending_group = 0;
+}
+
 /*
  * The parks of the call T enters with REGS: none for a new call, but the
  * one a signal cut short, made again after its handler (bash's read of a
@@ -388,6 +442,15 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->args[5] = c->regs.r9;
 	c->ret = 0;
 	rec_unclamp_entry(t, c);
+	if (c->nr == SYS_exit_group) {
+		/* Not an event: the process's threads end here, in an order
+		 * of hermit's rather than the kernel's (end_group). */
+		t->parked_keep = 1;
+		rec_resume(t, RESUME_CONT, 0);
+		if (has_others(r, t))
+			end_group(r, t->tgid);
+		return;
+	}
 	row = rec_syscall_find(c->nr);
 	if (row && rec_kill_passes(row, c)) {
 		/* As if it had not stopped: its signal, if it waits in a
@@ -589,6 +652,7 @@ static int has_siblings(const struct rec *r, const struct task *t)
 	return 0;
 }
 
+
 /*
  * The exec event of a thread that is not its group's leader comes under the
  * leader's tid, with the thread's former tid as its message: the leader is
@@ -618,7 +682,7 @@ static int in_syscall(struct task *t)
 
 static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
-	int own;
+	int own, dying;
 
 	/* Any ptrace stop consumes a pending PTRACE_INTERRUPT (ptrace_stop()
 	 * clears JOBCTL_TRAP_STOP); only these two report it. */
@@ -882,7 +946,10 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		 * parent sees), except for a thread-group leader with threads
 		 * left: it is reported only when the last of them is gone (a main
 		 * thread that called pthread_exit), so the others run meanwhile. */
-		if (t->tid == t->tgid && has_siblings(r, t)) {
+		/* Killed by a signal, the whole process dies with it: its ends
+		 * are taken in hermit's order (end_group), as exit_group's. */
+		dying = r->ending_group == t->tgid || ((s->msg & 0x7f) && has_others(r, t));
+		if (!dying && t->tid == t->tgid && has_siblings(r, t)) {
 			rec_set_aside(r, t, TASK_EXITING, RESUME_CONT);
 			r->progress++;
 		} else {
@@ -891,6 +958,8 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 				tracer_blockwatch_set(0);
 		}
 		tracer_cont(t->tid, 0);
+		if (dying)
+			end_group(r, t->tgid);
 		break;
 	default:
 		rec_resume(t, RESUME_CONT, 0);

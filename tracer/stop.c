@@ -180,6 +180,23 @@ int tracer_wait_tid(pid_t tid, struct tracer_stop *s)
 	return err;
 }
 
+int tracer_wait_own(pid_t tid, struct tracer_stop *s)
+{
+	int err;
+
+	for (size_t i = 0; i < nheld; i++) {
+		if (held[i].tid == tid) {
+			*s = held[i];
+			memmove(&held[i], &held[i + 1], (--nheld - i) * sizeof(held[0]));
+			return 0;
+		}
+	}
+	do
+		err = wait_common(tid, 0, s);
+	while (err == -EINTR);
+	return err;
+}
+
 static int restart(int request, pid_t tid, int sig)
 {
 	tracer_regs_forget();

@@ -126,6 +126,9 @@ int tracer_wait(struct tracer_stop *s);
 int tracer_event_pending(void);
 /* Wait for a stop of TID only (other tasks' stops stay queued). */
 int tracer_wait_tid(pid_t tid, struct tracer_stop *s);
+/* The next stop of TID, its end included, taken by the caller (one that
+ * tracer_wait_tid held for the main loop first). */
+int tracer_wait_own(pid_t tid, struct tracer_stop *s);
 const char *tracer_stop_name(enum tracer_stop_kind kind);
 
 /* Resume; 0, -ESRCH if the task died under us, or -errno. */
