@@ -92,9 +92,11 @@ static int target_just_before(const struct plan_state *s, uint64_t a, uint64_t o
 }
 
 /* The range for site I (a direct branch to TARGET, or 0): instructions
- * [*first, *last], none of them COVERED by another range; 0 for none. */
-static int choose_range(const struct plan_state *s, size_t i, uint64_t target, size_t *first,
-			size_t *last)
+ * [*first, *last], none of them COVERED by another range; 0 for none.
+ * With SITES, a conditional branch that is a site of its own may follow
+ * it in the range (site_after). */
+static int choose_range(const struct plan_state *s, size_t i, uint64_t target, int sites,
+			size_t *first, size_t *last)
 {
 	const struct insn *in = s->in;
 
@@ -109,7 +111,7 @@ static int choose_range(const struct plan_state *s, size_t i, uint64_t target, s
 			/* Followers run by falling through from the site. */
 			if ((in[i].flags & (I_ENDS | I_CALL)) || !(in[l].flags & I_MOVABLE) ||
 			    (in[l].mark & M_COVERED) ||
-			    ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS)) ||
+			    ((in[l].flags & I_SITE) && !(in[l].flags & I_CHAOS) && !sites) ||
 			    !contiguous(s, l - 1, l))
 				break;
 		}
@@ -399,7 +401,7 @@ static int at_target(struct plan_state *s, size_t i, uint64_t target,
 	flags = s->in[j].flags;
 	s->in[j].flags |= I_RELOC;
 	/* (no instruction before it: the target would be inside) */
-	ok = choose_range(s, j, 0, f, l) && *f == j;
+	ok = choose_range(s, j, 0, 0, f, l) && *f == j;
 	s->in[j].flags = flags;
 	return ok;
 }
@@ -754,7 +756,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				cover(s, f, i);
 				s->in[f].mark |= M_JUMP;
 				plan->njump++;
-			} else if (choose_range(s, i, target, &f, &l)) {
+			} else if (choose_range(s, i, target, 0, &f, &l)) {
 				r.addr = ia(s, f);
 				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
 				r.kind = DW_PATCH_JUMP;
@@ -795,6 +797,16 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				s->in[i].mark |= M_COVERED;
 				plan->nafter++;
 				continue;
+			} else if (choose_range(s, i, target, 1, &f, &l)) {
+				/* site_after: the sites after it in the range count
+				 * with it */
+				r.addr = ia(s, f);
+				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
+				r.kind = DW_PATCH_JUMP;
+				r.site = (uint16_t)(ia(s, i) - r.addr);
+				cover(s, f, l);
+				s->in[f].mark |= M_JUMP;
+				plan->njump++;
 			} else {
 				r.addr = ia(s, i);
 				r.len = 1;

@@ -375,6 +375,42 @@ static void test_after_counted_call(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+/* `cmp; ja L1; jne L2` where the cmp is a branch target (cc1's hottest
+ * int3, 1,688 stops in one `gcc -c`): the ja has no room for a jump of its
+ * own (the cmp before it is an entry and too short with it; the jne after
+ * it a site), nor at its target (two bytes before a jmp). The jne may
+ * follow it in its range (site_after): every pass through the jne went
+ * through the range's start, which counts both. Ticks: one per pass
+ * through C, |a - b| + 1. */
+static void test_site_after(void **state)
+{
+	static const uint8_t code[] = {
+		0x31, 0xc0, /* xor %eax,%eax */
+		0x89, 0xf9, /* mov %edi,%ecx */
+		0xeb, 0x08, /* jmp C */
+		0xff, 0xc0, /* L1: inc %eax */
+		0xff, 0xc9, /* dec %ecx */
+		0xeb, 0x02, /* jmp C */
+		0xff, 0xc1, /* L2: inc %ecx */
+		0x39, 0xf1, /* C: cmp %esi,%ecx */
+		0x77, 0xf4, /* ja L1 */
+		0x75, 0xf8, /* jne L2 */
+		0xc3,	    /* ret */
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 100, 0, 101, &plan);
+	assert_int_equal(count_kind(&plan, DW_PATCH_INT3), 0);
+	assert_int_equal(plan.n, 1);
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 0xe);
+	assert_int_equal(plan.ranges[0].len, 6);
+	assert_int_equal(plan.ranges[0].site, 2);
+	dw_patch_plan_free(&plan);
+	check(code, sizeof(code), 3, 40, 38, &plan);
+	dw_patch_plan_free(&plan);
+}
+
 /* An indirect call that a branch goes to, followed by its return
  * address: no neighbour can be taken along either side. It becomes a jmp
  * rel8 to a jump put in the dead padding before it, and its trampoline
@@ -1361,6 +1397,7 @@ int main(void)
 		cmocka_unit_test(test_indirect_call),
 		cmocka_unit_test(test_call_counted_before),
 		cmocka_unit_test(test_after_counted_call),
+		cmocka_unit_test(test_site_after),
 		cmocka_unit_test(test_indirect_call_pad),
 		cmocka_unit_test(test_indirect_jmp_riprel),
 		cmocka_unit_test(test_riprel_neighbour),
