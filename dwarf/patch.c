@@ -222,6 +222,34 @@ static int after_counted_call(const struct plan_state *s, size_t i, uint64_t tar
 	return 0;
 }
 
+/* Bytes a range may grow to by join_previous (its trampoline re-encodes
+ * them, rel8 branches as rel32: well within DW_PATCH_TRAMP_MAX). */
+#define JOIN_MAX 32
+
+/*
+ * Whether the direct jump or branch I (to TARGET), with no range of its own, can join
+ * the last range of PLAN, which ends where I starts: I is no entry point
+ * (it runs only by falling through that range, whose count at its start
+ * then stands for I too) and is no call. The range grows over I. `jne
+ * L1; jmp L2` and `cmp; jb L1; jmp L2`, both of them loops: cc1's next
+ * hottest int3s once site_after had gone.
+ */
+static int join_previous(const struct plan_state *s, struct dw_patch_plan *plan, size_t i,
+			 uint64_t target)
+{
+	struct dw_patch_range *r = plan->n ? &plan->ranges[plan->n - 1] : NULL;
+	const struct insn *in = s->in;
+
+	if (!r || r->kind != DW_PATCH_JUMP || r->site >= r->len || i == 0 ||
+	    r->addr + r->len != ia(s, i) || !contiguous(s, i - 1, i) ||
+	    (in[i - 1].flags & I_ENDS) || (in[i].flags & (I_CALL | I_CHAOS)) ||
+	    !(in[i].flags & I_RELOC) || !target || entry_at(s, ia(s, i)) ||
+	    r->len + in[i].len > JOIN_MAX)
+		return 0;
+	r->len = (uint16_t)(r->len + in[i].len);
+	return 1;
+}
+
 static void add_range(struct dw_patch_plan *plan, const struct dw_patch_range *r)
 {
 	if (plan->n == plan->cap) {
@@ -796,6 +824,9 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			} else if (after_counted_call(s, i, target)) {
 				s->in[i].mark |= M_COVERED;
 				plan->nafter++;
+				continue;
+			} else if (join_previous(s, plan, i, target)) {
+				s->in[i].mark |= M_COVERED;
 				continue;
 			} else if (choose_range(s, i, target, 1, &f, &l)) {
 				/* site_after: the sites after it in the range count

@@ -411,6 +411,43 @@ static void test_site_after(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+/* `cmp; jb L1; jmp L2`: the jb gets a range with the cmp; the jmp after
+ * it has none of its own (the jb before it a site, nothing can follow a
+ * jmp, L2 is two instructions before an entry) and joins the jb's range
+ * (join_previous): it runs only by falling through the jb, so the count
+ * at the range's start stands for it. Ticks: one per pass that does not
+ * end the loop, |a - b|. */
+static void test_join_previous(void **state)
+{
+	static const uint8_t code[] = {
+		0x31, 0xc0,	    /* xor %eax,%eax */
+		0x89, 0xf9,	    /* mov %edi,%ecx */
+		0xeb, 0x08,	    /* jmp C */
+		0xff, 0xc1,	    /* L1: inc %ecx */
+		0xeb, 0x04,	    /* jmp C */
+		0xff, 0xc9,	    /* L2: dec %ecx */
+		0xff, 0xc0,	    /* inc %eax */
+		0x48, 0x39, 0xf1, /* C: cmp %rsi,%rcx */
+		0x74, 0x07,	    /* je done */
+		0x48, 0x39, 0xf1, /* cmp %rsi,%rcx */
+		0x72, 0xee,	    /* jb L1 */
+		0xeb, 0xf0,	    /* jmp L2 */
+		0xc3,		    /* done: ret */
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 100, 0, 100, &plan);
+	assert_int_equal(count_kind(&plan, DW_PATCH_INT3), 0);
+	assert_int_equal(plan.n, 1);
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 0x13);
+	assert_int_equal(plan.ranges[0].len, 7);
+	assert_int_equal(plan.ranges[0].site, 3);
+	dw_patch_plan_free(&plan);
+	check(code, sizeof(code), 3, 40, 37, &plan);
+	dw_patch_plan_free(&plan);
+}
+
 /* An indirect call that a branch goes to, followed by its return
  * address: no neighbour can be taken along either side. It becomes a jmp
  * rel8 to a jump put in the dead padding before it, and its trampoline
@@ -1398,6 +1435,7 @@ int main(void)
 		cmocka_unit_test(test_call_counted_before),
 		cmocka_unit_test(test_after_counted_call),
 		cmocka_unit_test(test_site_after),
+		cmocka_unit_test(test_join_previous),
 		cmocka_unit_test(test_indirect_call_pad),
 		cmocka_unit_test(test_indirect_jmp_riprel),
 		cmocka_unit_test(test_riprel_neighbour),
