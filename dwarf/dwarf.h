@@ -185,7 +185,7 @@ struct dw_patch_range {
  * they name how ticks are counted: a recording keeps them
  * (metadata.json "counting"), and a replay under another counting would
  * stop threads at other ticks, so it is refused up front. */
-#define DW_PLAN_MAGIC "HMPLAN09"
+#define DW_PLAN_MAGIC "HMPLAN10"
 #define DW_EMIT_MAGIC "HMEMIT06"
 #define DW_PATCH_COUNTING DW_PLAN_MAGIC "+" DW_EMIT_MAGIC
 

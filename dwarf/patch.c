@@ -222,6 +222,37 @@ static int after_counted_call(const struct plan_state *s, size_t i, uint64_t tar
 	return 0;
 }
 
+/*
+ * Whether the backward branch I (to TARGET), which nothing else counts,
+ * is reached only by falling through from the return address R of a
+ * direct call C that is no site: then C is counted before it (a range
+ * [*F, C) of choose_before's, *C), and I needs no count of its own, as
+ * after_counted_call's branch (the same conditions from R on). `call f;
+ * test %al,%al; je back` with R and the instruction after the je both
+ * entry points: cc1's hottest int3 once join_previous had come.
+ */
+static int count_the_call(const struct plan_state *s, size_t i, uint64_t target, size_t *f,
+			  size_t *c)
+{
+	const struct insn *in = s->in;
+	size_t k = i;
+
+	if (!target || (in[i].flags & (I_CALL | I_CHAOS)))
+		return 0;
+	for (int n = 0; n < 16 && k > 0 && contiguous(s, k - 1, k); n++, k--) {
+		uint64_t r = ia(s, k);
+
+		if (!(in[k - 1].flags & I_CALL))
+			continue;
+		if ((in[k - 1].flags & I_SITE) || (in[k - 1].mark & M_COVERED) ||
+		    entry_inside(s, r, ia(s, i) + 1) || plan_bit(s->direct, s, r))
+			return 0;
+		*c = k - 1;
+		return choose_before(s, k - 1, f);
+	}
+	return 0;
+}
+
 /* Bytes a range may grow to by join_previous (its trampoline re-encodes
  * them, rel8 branches as rel32: well within DW_PATCH_TRAMP_MAX). */
 #define JOIN_MAX 32
@@ -838,6 +869,19 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				cover(s, f, l);
 				s->in[f].mark |= M_JUMP;
 				plan->njump++;
+			} else if (count_the_call(s, i, target, &f, &l)) {
+				/* (the call stays, covered: never taken along) */
+				s->in[i].mark |= M_COVERED;
+				plan->nafter++;
+				r.addr = ia(s, f);
+				r.len = (uint16_t)(ia(s, l) - r.addr);
+				r.kind = DW_PATCH_JUMP;
+				r.site = r.len;
+				cover(s, f, l);
+				s->in[f].mark |= M_JUMP;
+				plan->njump++;
+				add_range(&back, &r); /* (before those already made: sorted apart) */
+				continue;
 			} else {
 				r.addr = ia(s, i);
 				r.len = 1;

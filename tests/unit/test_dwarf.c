@@ -448,6 +448,47 @@ static void test_join_previous(void **state)
 	dw_patch_plan_free(&plan);
 }
 
+/* `call f; test %al,%al; jne L`, the call forward (no site), its return
+ * address and the instruction after the jne entry points, and no room at
+ * L: the call is counted before it (count_the_call), in a range from M,
+ * and the jne not at all. Ticks: one per pass through M, a. */
+static void test_count_the_call(void **state)
+{
+	static const uint8_t code[] = {
+		0x53,			      /* push %rbx */
+		0x48, 0x89, 0xfb,	      /* mov %rdi,%rbx */
+		0x31, 0xc9,		      /* xor %ecx,%ecx */
+		0x48, 0x85, 0xdb,	      /* test %rbx,%rbx */
+		0x74, 0x13,		      /* je E */
+		0xeb, 0x03,		      /* jmp M */
+		0x48, 0xff, 0xc1,	      /* L: inc %rcx */
+		0x31, 0xf6,		      /* M: xor %esi,%esi */
+		0x48, 0x89, 0xdf,	      /* mov %rbx,%rdi */
+		0xe8, 0x09, 0x00, 0x00, 0x00, /* call f */
+		0x84, 0xc0,		      /* test %al,%al */
+		0x75, 0xef,		      /* jne L */
+		0x48, 0x89, 0xc8,	      /* E: mov %rcx,%rax */
+		0x5b,			      /* pop %rbx */
+		0xc3,			      /* ret */
+		0x48, 0x83, 0xeb, 0x01,	      /* f: sub $1,%rbx */
+		0x0f, 0x95, 0xc0,	      /* setne %al */
+		0xc3,			      /* ret */
+	};
+	struct dw_patch_plan plan;
+
+	(void)state;
+	check(code, sizeof(code), 100, 0, 100, &plan);
+	assert_int_equal(count_kind(&plan, DW_PATCH_INT3), 0);
+	assert_int_equal(plan.n, 1);
+	assert_int_equal(plan.nafter, 1);
+	assert_int_equal(plan.ranges[0].addr, CODE_ADDR + 0x10);
+	assert_int_equal(plan.ranges[0].len, 5);
+	assert_int_equal(plan.ranges[0].site, 5);
+	/* the call is still the call */
+	assert_memory_equal((const void *)(uintptr_t)(CODE_ADDR + 0x15), code + 0x15, 5);
+	dw_patch_plan_free(&plan);
+}
+
 /* An indirect call that a branch goes to, followed by its return
  * address: no neighbour can be taken along either side. It becomes a jmp
  * rel8 to a jump put in the dead padding before it, and its trampoline
@@ -1436,6 +1477,7 @@ int main(void)
 		cmocka_unit_test(test_after_counted_call),
 		cmocka_unit_test(test_site_after),
 		cmocka_unit_test(test_join_previous),
+		cmocka_unit_test(test_count_the_call),
 		cmocka_unit_test(test_indirect_call_pad),
 		cmocka_unit_test(test_indirect_jmp_riprel),
 		cmocka_unit_test(test_riprel_neighbour),
