@@ -188,20 +188,12 @@ static int choose_before(const struct plan_state *s, size_t i, size_t *first)
 }
 
 /*
- * Whether the backward branch I (TARGET its target) needs no count of its
- * own: it is reached only by falling through from the return address R of
- * a call C that is itself a site (so counted), the instructions from R to
- * it straight-line with no entry point among them, and no direct branch or
- * call to R. Then every cycle through I returns from C first, and C counts
- * it. (R is
- * reached otherwise only by an indirect jump or call, which counts, or a
- * return to an address pushed by hand; a loop of those that the planner
- * cannot see is left to the spin watch, as any uncounted code is.) This
- * is `call f; test %al,%al; jne back`, whose return address leaves no
- * room for a jump: an int3 and a stop per pass before (cc1's
- * ipa_reverse_postorder, node's start-up).
+ * The direct call C from whose return address R the backward branch I (a
+ * direct one, to TARGET) is reached only by falling through: the
+ * instructions from R to I run straight, with no entry point among them,
+ * and no direct branch or call goes to R. s->n for none.
  */
-static int after_counted_call(const struct plan_state *s, size_t i, uint64_t target)
+static size_t call_before(const struct plan_state *s, size_t i, uint64_t target)
 {
 	const struct insn *in = s->in;
 	size_t k = i;
@@ -209,17 +201,36 @@ static int after_counted_call(const struct plan_state *s, size_t i, uint64_t tar
 	/* (a direct branch only: an indirect jump is what counts a return
 	 * address reached some other way) */
 	if (!target || (in[i].flags & (I_CALL | I_CHAOS)))
-		return 0;
+		return s->n;
 	for (int n = 0; n < 16 && k > 0 && contiguous(s, k - 1, k); n++, k--) {
 		uint64_t r = ia(s, k);
 
 		if (!(in[k - 1].flags & I_CALL))
 			continue;
 		/* (r is in the segment: an instruction follows it) */
-		return (in[k - 1].flags & I_SITE) && !(in[k - 1].flags & I_CHAOS) &&
-		       !entry_inside(s, r, ia(s, i) + 1) && !plan_bit(s->direct, s, r);
+		return entry_inside(s, r, ia(s, i) + 1) || plan_bit(s->direct, s, r) ? s->n : k - 1;
 	}
-	return 0;
+	return s->n;
+}
+
+/*
+ * Whether the backward branch I (TARGET its target) needs no count of its
+ * own: it is reached only by falling through from the return address R of
+ * a call C that is itself a site (so counted), the instructions from R to
+ * it straight-line with no entry point among them, and no direct branch or
+ * call to R (call_before). Then every cycle through I returns from C
+ * first, and C counts it. (R is reached otherwise only by an indirect
+ * jump or call, which counts, or a return to an address pushed by hand;
+ * a loop of those that the planner cannot see is left to the spin watch,
+ * as any uncounted code is.) This is `call f; test %al,%al; jne back`,
+ * whose return address leaves no room for a jump: an int3 and a stop per
+ * pass before (cc1's ipa_reverse_postorder, node's start-up).
+ */
+static int after_counted_call(const struct plan_state *s, size_t i, uint64_t target)
+{
+	size_t c = call_before(s, i, target);
+
+	return c != s->n && (s->in[c].flags & I_SITE) && !(s->in[c].flags & I_CHAOS);
 }
 
 /*
@@ -234,23 +245,9 @@ static int after_counted_call(const struct plan_state *s, size_t i, uint64_t tar
 static int count_the_call(const struct plan_state *s, size_t i, uint64_t target, size_t *f,
 			  size_t *c)
 {
-	const struct insn *in = s->in;
-	size_t k = i;
-
-	if (!target || (in[i].flags & (I_CALL | I_CHAOS)))
-		return 0;
-	for (int n = 0; n < 16 && k > 0 && contiguous(s, k - 1, k); n++, k--) {
-		uint64_t r = ia(s, k);
-
-		if (!(in[k - 1].flags & I_CALL))
-			continue;
-		if ((in[k - 1].flags & I_SITE) || (in[k - 1].mark & M_COVERED) ||
-		    entry_inside(s, r, ia(s, i) + 1) || plan_bit(s->direct, s, r))
-			return 0;
-		*c = k - 1;
-		return choose_before(s, k - 1, f);
-	}
-	return 0;
+	*c = call_before(s, i, target);
+	return *c != s->n && !(s->in[*c].flags & I_SITE) && !(s->in[*c].mark & M_COVERED) &&
+	       choose_before(s, *c, f);
 }
 
 /* Bytes a range may grow to by join_previous (its trampoline re-encodes
@@ -258,12 +255,12 @@ static int count_the_call(const struct plan_state *s, size_t i, uint64_t target,
 #define JOIN_MAX 32
 
 /*
- * Whether the direct jump or branch I (to TARGET), with no range of its own, can join
- * the last range of PLAN, which ends where I starts: I is no entry point
- * (it runs only by falling through that range, whose count at its start
- * then stands for I too) and is no call. The range grows over I. `jne
- * L1; jmp L2` and `cmp; jb L1; jmp L2`, both of them loops: cc1's next
- * hottest int3s once site_after had gone.
+ * Whether the direct jump or branch I (to TARGET), with no range of its
+ * own, can join the last range of PLAN, which ends where I starts: I is
+ * no entry point (it runs only by falling through that range, whose
+ * count at its start then stands for I too) and is no call. The range
+ * grows over I. `jne L1; jmp L2` and `cmp; jb L1; jmp L2`, both of them
+ * loops: cc1's next hottest int3s once site_after had gone.
  */
 static int join_previous(const struct plan_state *s, struct dw_patch_plan *plan, size_t i,
 			 uint64_t target)
@@ -880,7 +877,8 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				cover(s, f, l);
 				s->in[f].mark |= M_JUMP;
 				plan->njump++;
-				add_range(&back, &r); /* (before those already made: sorted apart) */
+				/* (before those already made: sorted apart) */
+				add_range(&back, &r);
 				continue;
 			} else {
 				r.addr = ia(s, i);

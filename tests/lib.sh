@@ -61,6 +61,18 @@ same_thrice() {
 	done
 }
 
+# hog: keep every core busy until the test ends (host speed must not
+# matter to what hermit decides); the PIDs are in $HOGS.
+hog() {
+	n=$(nproc 2>/dev/null || echo 2)
+	HOGS=
+	for _ in $(seq "$n"); do
+		sh -c 'while :; do :; done' &
+		HOGS="$HOGS $!"
+	done
+	trap 'kill $HOGS 2>/dev/null; rm -rf "$WORK"' EXIT
+}
+
 # expect_status WANT ARGS...: `hermit ARGS...` must exit WANT.
 expect_status() {
 	want=$1

@@ -20,16 +20,7 @@
 export HERMIT_DATA_DIR="$WORK/data"
 TEST_TIMEOUT=120
 
-hog() {
-	n=$(nproc 2>/dev/null || echo 2)
-	HOGS=
-	for _ in $(seq "$n"); do
-		sh -c 'while :; do :; done' &
-		HOGS="$HOGS $!"
-	done
-}
 hog
-trap 'kill $HOGS 2>/dev/null; rm -rf "$WORK"' EXIT
 
 for mode in main thread abort; do
 	case $mode in

@@ -39,16 +39,7 @@ export HERMIT_DATA_DIR="$WORK/data"
 TEST_TIMEOUT=120
 
 # Keep both cores busy the whole time: host speed must not matter.
-hog() {
-	n=$(nproc 2>/dev/null || echo 2)
-	HOGS=
-	for _ in $(seq "$n"); do
-		sh -c 'while :; do :; done' &
-		HOGS="$HOGS $!"
-	done
-}
 hog
-trap 'kill $HOGS 2>/dev/null; rm -rf "$WORK"' EXIT
 
 # one_line FILE: FILE's only line, a number.
 one_line() {
