@@ -469,6 +469,20 @@ static void cover(struct plan_state *s, size_t f, size_t l)
 		s->in[k].mark |= M_COVERED;
 }
 
+/* R: a jump's range over instructions [F, L], from F to END, counting at
+ * SITE (END itself when it counts before a call at END). */
+static void jump_range(struct plan_state *s, struct dw_patch_plan *plan, struct dw_patch_range *r,
+		       size_t f, size_t l, uint64_t end, uint64_t site)
+{
+	r->addr = ia(s, f);
+	r->len = (uint16_t)(end - r->addr);
+	r->kind = DW_PATCH_JUMP;
+	r->site = (uint16_t)(site - r->addr);
+	cover(s, f, l);
+	s->in[f].mark |= M_JUMP;
+	plan->njump++;
+}
+
 /* Whether RANGES[A, B) are in address order. */
 static int in_order(const struct dw_patch_range *ranges, size_t a, size_t b)
 {
@@ -805,30 +819,13 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				continue;
 			if (!chaos && (s->in[i].flags & I_CALL) && choose_before(s, i, &f)) {
 				/* (the call itself stays, covered: never taken along) */
-				r.addr = ia(s, f);
-				r.len = (uint16_t)(ia(s, i) - r.addr);
-				r.kind = DW_PATCH_JUMP;
-				r.site = r.len;
-				cover(s, f, i);
-				s->in[f].mark |= M_JUMP;
-				plan->njump++;
+				jump_range(s, plan, &r, f, i, ia(s, i), ia(s, i));
 			} else if (choose_range(s, i, target, 0, &f, &l)) {
-				r.addr = ia(s, f);
-				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
-				r.kind = DW_PATCH_JUMP;
-				r.site = (uint16_t)(ia(s, i) - r.addr);
-				cover(s, f, l);
-				s->in[f].mark |= M_JUMP;
-				plan->njump++;
+				jump_range(s, plan, &r, f, l, ia(s, l) + s->in[l].len, ia(s, i));
 			} else if (chaos) {
 				continue; /* a chaos pick costs a stop as an int3: leave it */
 			} else if (take_padding(s, i, &l)) {
-				r.addr = ia(s, i);
-				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
-				r.kind = DW_PATCH_JUMP;
-				cover(s, i, l);
-				s->in[i].mark |= M_JUMP;
-				plan->njump++;
+				jump_range(s, plan, &r, i, l, ia(s, l) + s->in[l].len, ia(s, i));
 			} else if (pad_slot(s, i, target, &r.slot)) {
 				r.addr = ia(s, i);
 				r.len = target ? 2 : s->in[i].len;
@@ -840,12 +837,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				s->in[i].mark |= M_COVERED;
 				if (f == s->n)
 					continue; /* counted there already */
-				r.addr = ia(s, f);
-				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
-				r.kind = DW_PATCH_JUMP;
-				cover(s, f, l);
-				s->in[f].mark |= M_JUMP;
-				plan->njump++;
+				jump_range(s, plan, &r, f, l, ia(s, l) + s->in[l].len, ia(s, f));
 				plan->ntarget++;
 				add_range(&back, &r); /* (before those around it: sorted apart) */
 				continue;
@@ -859,24 +851,12 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 			} else if (choose_range(s, i, target, 1, &f, &l)) {
 				/* site_after: the sites after it in the range count
 				 * with it */
-				r.addr = ia(s, f);
-				r.len = (uint16_t)(ia(s, l) + s->in[l].len - r.addr);
-				r.kind = DW_PATCH_JUMP;
-				r.site = (uint16_t)(ia(s, i) - r.addr);
-				cover(s, f, l);
-				s->in[f].mark |= M_JUMP;
-				plan->njump++;
+				jump_range(s, plan, &r, f, l, ia(s, l) + s->in[l].len, ia(s, i));
 			} else if (count_the_call(s, i, target, &f, &l)) {
 				/* (the call stays, covered: never taken along) */
 				s->in[i].mark |= M_COVERED;
 				plan->nafter++;
-				r.addr = ia(s, f);
-				r.len = (uint16_t)(ia(s, l) - r.addr);
-				r.kind = DW_PATCH_JUMP;
-				r.site = r.len;
-				cover(s, f, l);
-				s->in[f].mark |= M_JUMP;
-				plan->njump++;
+				jump_range(s, plan, &r, f, l, ia(s, l), ia(s, l));
 				/* (before those already made: sorted apart) */
 				add_range(&back, &r);
 				continue;
