@@ -32,11 +32,17 @@ native_vs() {
 	hm "$WORK/$name.run" run -- "$@" ||
 		{ cat "$WORK/$name.run.err" >&2; fail "$name: hermit run exited $?"; }
 	diff -u "$WORK/$name.want" "$WORK/$name.run" ||
-		fail "$name: other output under hermit run than natively"
-	hm "$WORK/$name.chaos" run --chaos --seed 1 -- "$@" ||
-		{ cat "$WORK/$name.chaos.err" >&2; fail "$name: hermit run --chaos exited $?"; }
-	diff -u "$WORK/$name.want" "$WORK/$name.chaos" ||
+		{ cat "$WORK/$name.run.err" >&2; fail "$name: other output under hermit run than natively"; }
+	# (its debug log says how a guest process ended, should one end
+	# early: seen twice in `make -j2 check`, openssl's first dgst printing
+	# nothing, not reproduced since)
+	hm "$WORK/$name.chaos" run --log=debug --chaos --seed 1 -- "$@" ||
+		{ tail -40 "$WORK/$name.chaos.err" >&2; fail "$name: hermit run --chaos exited $?"; }
+	diff -u "$WORK/$name.want" "$WORK/$name.chaos" || {
+		grep -E 'killed|exited [1-9]|signal|diverg|spin|warn|error' "$WORK/$name.chaos.err" |
+			head -40 >&2
 		fail "$name: other output under hermit run --chaos --seed 1 than natively"
+	}
 }
 
 (
@@ -67,7 +73,7 @@ print("pbkdf2", hashlib.pbkdf2_hmac("sha256", b"pw", b"salt", 2000).hex())
 	cat >"$WORK/ossl.sh" <<'EOF'
 f=$1
 for d in sha1 sha256 sha512 sha3-256 md5 blake2b512 sm3; do
-	openssl dgst -$d "$f" | sed 's/.*= //'
+	{ openssl dgst -$d "$f" || echo "openssl dgst -$d exited $?" >&2; } | sed 's/.*= //'
 done
 for c in aes-128-cbc aes-256-ctr aes-256-gcm chacha20 camellia-256-cbc aria-128-cbc des-ede3-cbc; do
 	openssl enc -$c -K 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f \
