@@ -479,9 +479,7 @@ static int emit(int fd, const struct plan *pl, const char *path, int64_t bias, s
 	o->tramp_len = p->tramp_len;
 	o->counter = TRACER_HPAGE_COUNTER;
 	o->bias = bias;
-	/* The plan's format is in the name: what a plan of another format
-	 * made, from other ranges, is not this plan's code. */
-	snprintf(kind, sizeof(kind), "emit-" DW_PLAN_MAGIC "-%llx-%llx-%u-%llx-%llx-%llx",
+	snprintf(kind, sizeof(kind), "emit-%llx-%llx-%u-%llx-%llx-%llx",
 		 (unsigned long long)pp->exec_offset, (unsigned long long)pl->seed, pl->density,
 		 (unsigned long long)p->code_addr, (unsigned long long)p->code_len,
 		 (unsigned long long)p->tramp_addr);
