@@ -94,7 +94,8 @@ static int target_just_before(const struct plan_state *s, uint64_t a, uint64_t o
 /* The range for site I (a direct branch to TARGET, or 0): instructions
  * [*first, *last], none of them COVERED by another range; 0 for none.
  * With SITES, a conditional branch that is a site of its own may follow
- * it in the range (site_after). */
+ * it in the range: plan_finish's try before an int3 (every pass through
+ * such a follower went through the range's start). */
 static int choose_range(const struct plan_state *s, size_t i, uint64_t target, int sites,
 			size_t *first, size_t *last)
 {
@@ -260,7 +261,8 @@ static int count_the_call(const struct plan_state *s, size_t i, uint64_t target,
  * no entry point (it runs only by falling through that range, whose
  * count at its start then stands for I too) and is no call. The range
  * grows over I. `jne L1; jmp L2` and `cmp; jb L1; jmp L2`, both of them
- * loops: cc1's next hottest int3s once site_after had gone.
+ * loops: cc1's next hottest int3s once a site could take the sites after
+ * it along.
  */
 static int join_previous(const struct plan_state *s, struct dw_patch_plan *plan, size_t i,
 			 uint64_t target)
@@ -849,8 +851,7 @@ void plan_finish(struct plan_state *s, struct dw_patch_plan *plan)
 				s->in[i].mark |= M_COVERED;
 				continue;
 			} else if (choose_range(s, i, target, 1, &f, &l)) {
-				/* site_after: the sites after it in the range count
-				 * with it */
+				/* the sites after it in the range count with it */
 				jump_range(s, plan, &r, f, l, ia(s, l) + s->in[l].len, ia(s, i));
 			} else if (count_the_call(s, i, target, &f, &l)) {
 				/* (the call stays, covered: never taken along) */

@@ -261,7 +261,7 @@ struct rec {
 	int shared_sent;	  /* hermit sent a process a signal: its thread
 				   * that takes it runs first (sched.c) */
 	size_t ndoomed;		  /* tasks with doomed set: while any, nothing runs */
-	pid_t ending_group;	  /* run.c end_group: the process whose threads all
+	pid_t ending_group;	  /* exits.c end_group: the process whose threads all
 				   * end, one by one, before anything else runs */
 	uint64_t settle_progress; /* progress when the last deadlock check began */
 	int settle_rounds;	  /* retries since, before a deadlock is declared */
@@ -540,6 +540,15 @@ void rec_defer_signal(struct rec *r, pid_t tgid, int sig);
 /* run.c: T, running, goes on after a call that was a scheduling point:
  * unless its timeslice ended (then it is set aside). */
 void rec_go_on(struct rec *r, struct task *t, enum resume_mode mode);
+/* run.c: one stop of a task, whatever it is. */
+void rec_handle(struct rec *r, const struct tracer_stop *s);
+/* exits.c: T's end as waitpid reported it (exited or killed): it is gone. */
+void rec_task_ended(struct rec *r, struct task *t, const struct tracer_stop *s);
+/* exits.c: T stopped on its way out (PTRACE_EVENT_EXIT). */
+void rec_exit_stop(struct rec *r, struct task *t, const struct tracer_stop *s);
+/* exits.c: T entered exit_group: not an event; its process's threads end
+ * now, in hermit's order rather than the kernel's. */
+void rec_exit_group(struct rec *r, struct task *t);
 /* run.c: add an event to the run's digest. */
 void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, int kind);
 /* run.c: send the terminal's signals held back, at a syscall entry, or

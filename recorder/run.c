@@ -124,57 +124,6 @@ void rec_digest_event(struct rec *r, struct task *t, const struct rec_call *c, i
 	}
 }
 
-static void set_main_status(struct rec *r, int status)
-{
-	if (!r->main_done) {
-		r->main_done = 1;
-		r->main_status = status;
-	}
-}
-
-static void on_task_exit(struct rec *r, struct task *t, const struct tracer_stop *s)
-{
-	int status = s->kind == TRACER_EXITED ? s->status : 128 + s->sig;
-	pid_t tgid;
-	int guest;
-
-	if (t->system == 1) {
-		/* Its pid may be another's soon: no kill or seize may reach it. */
-		for (int i = 0; i < 2; i++) {
-			if (r->guest.system[i] == t->tid)
-				r->guest.system[i] = 0;
-		}
-		/* A launch helper only ends early when the launch failed. */
-		if (!r->main_done && r->guest.main == 0)
-			set_main_status(r, s->kind == TRACER_EXITED && s->status
-						   ? s->status
-						   : HM_EXIT_INTERNAL);
-	} else {
-		hm_debug("task %d %s %d", t->index,
-			 s->kind == TRACER_EXITED ? "exited" : "killed by",
-			 s->kind == TRACER_EXITED ? s->status : s->sig);
-		if (t->tid == r->guest.main)
-			set_main_status(r, status);
-		if (t->vfork_parent) {
-			struct task *p = rec_task_find(r, t->vfork_parent);
-
-			if (p && p->state == TASK_VFORK_WAIT)
-				rec_make_ready(r, p);
-		}
-		r->progress++;
-	}
-	tgid = t->tgid;
-	guest = t->system == 0;
-	if (guest && t->tid == t->tgid)
-		tracer_ticks_drop(tgid);
-	rec_task_remove(r, t);
-	/* The kernel cleared its tid word and released its robust futexes. */
-	if (guest)
-		rec_futex_recheck(r, tgid);
-	if (guest)
-		rec_kill_reaped(r);
-}
-
 /* The word P's clone (stopped at its event) asks the kernel to clear when
  * the new thread ends: pthread_join waits on it. 0: none. */
 static uint64_t clear_tid_of(pid_t p)
@@ -332,60 +281,6 @@ static int record_only(const struct rec *r, const struct rec_syscall *row,
 	       c->nr == SYS_mmap && !(c->args[2] & PROT_EXEC);
 }
 
-static void handle(struct rec *r, const struct tracer_stop *s);
-
-/* Whether another guest task of T's process is still known. */
-static int has_others(const struct rec *r, const struct task *t)
-{
-	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i] != t && r->tasks[i]->system == 0 && r->tasks[i]->tgid == t->tgid)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * Every thread of process TGID dies now (exit_group, a fatal signal): each
- * one's exit is seen and reaped here, before anything else runs, the
- * threads in task order and the leader last (the kernel reports its end
- * only when the others are gone). The kernel reports them in the order its
- * CPUs get to them. Taken as they came, a leader reported before its
- * threads was set aside while other processes ran, and the progress its
- * threads' ends counted, the futex waiters they woke and the SIGCHLD its
- * parent got when it was reaped fell at wall-clock moments of another
- * process's run: `xz -T2 | md5sum` recorded under --chaos replayed with
- * md5sum preempted where the recording had it run on, or the other way.
- */
-static void end_group(struct rec *r, pid_t tgid)
-{
-	struct tracer_stop s;
-
-	if (r->ending_group)
-		return; /* (its own stops, handled below) */
-	r->ending_group = tgid;
-	hm_trace("process %d ends: its threads' ends in task order", (int)tgid);
-	for (;;) {
-		struct task *next = NULL;
-
-		for (size_t i = 0; i < r->ntasks; i++) {
-			struct task *x = r->tasks[i];
-
-			if (x->system == 0 && x->tgid == tgid &&
-			    (!next || (next->tid == tgid && x->tid != tgid)))
-				next = x;
-		}
-		if (!next)
-			break;
-		if (tracer_wait_own(next->tid, &s) < 0) {
-			/* gone without a word we can still collect */
-			s = (struct tracer_stop){ .tid = next->tid, .kind = TRACER_KILLED,
-						  .sig = SIGKILL };
-		}
-		handle(r, &s);
-	}
-	r->ending_group = 0;
-}
-
 /*
  * The parks of the call T enters with REGS: none for a new call, but the
  * one a signal cut short, made again after its handler (bash's read of a
@@ -443,12 +338,7 @@ static void on_syscall_entry(struct rec *r, struct task *t)
 	c->ret = 0;
 	rec_unclamp_entry(t, c);
 	if (c->nr == SYS_exit_group) {
-		/* Not an event: the process's threads end here, in an order
-		 * of hermit's rather than the kernel's (end_group). */
-		t->parked_keep = 1;
-		rec_resume(t, RESUME_CONT, 0);
-		if (has_others(r, t))
-			end_group(r, t->tgid);
+		rec_exit_group(r, t); /* not an event (exits.c) */
 		return;
 	}
 	row = rec_syscall_find(c->nr);
@@ -642,17 +532,6 @@ static void on_system_stop(struct rec *r, struct task *t, const struct tracer_st
 	}
 }
 
-static int has_siblings(const struct rec *r, const struct task *t)
-{
-	for (size_t i = 0; i < r->ntasks; i++) {
-		if (r->tasks[i] != t && r->tasks[i]->tgid == t->tgid &&
-		    r->tasks[i]->state != TASK_EXITING)
-			return 1;
-	}
-	return 0;
-}
-
-
 /*
  * The exec event of a thread that is not its group's leader comes under the
  * leader's tid, with the thread's former tid as its message: the leader is
@@ -682,7 +561,7 @@ static int in_syscall(struct task *t)
 
 static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_stop *s)
 {
-	int own, dying;
+	int own;
 
 	/* Any ptrace stop consumes a pending PTRACE_INTERRUPT (ptrace_stop()
 	 * clears JOBCTL_TRAP_STOP); only these two report it. */
@@ -934,32 +813,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 		break;
 	}
 	case TRACER_EXIT:
-		/* The debugged program's end: a stop, while it still is. */
-		if (r->opts->debugger && t->index == 0 && !r->ended &&
-		    r->opts->debugger->at_exit(r->opts->debugger->ctx, r->frames) &&
-		    rec_debug_stop(r, t) < 0) {
-			tracer_cont(t->tid, 0); /* killed, it must leave this stop to die */
-			break;
-		}
-		/* It dies now. Its exit is reported to waitpid in a moment, and
-		 * the run waits for that (the zombie it leaves is what a waiting
-		 * parent sees), except for a thread-group leader with threads
-		 * left: it is reported only when the last of them is gone (a main
-		 * thread that called pthread_exit), so the others run meanwhile. */
-		/* Killed by a signal, the whole process dies with it: its ends
-		 * are taken in hermit's order (end_group), as exit_group's. */
-		dying = r->ending_group == t->tgid || ((s->msg & 0x7f) && has_others(r, t));
-		if (!dying && t->tid == t->tgid && has_siblings(r, t)) {
-			rec_set_aside(r, t, TASK_EXITING, RESUME_CONT);
-			r->progress++;
-		} else {
-			t->state = TASK_EXITING;
-			if (t == r->running)
-				tracer_blockwatch_set(0);
-		}
-		tracer_cont(t->tid, 0);
-		if (dying)
-			end_group(r, t->tgid);
+		rec_exit_stop(r, t, s);
 		break;
 	default:
 		rec_resume(t, RESUME_CONT, 0);
@@ -967,7 +821,7 @@ static void on_guest_stop(struct rec *r, struct task *t, const struct tracer_sto
 	}
 }
 
-static void handle(struct rec *r, const struct tracer_stop *s)
+void rec_handle(struct rec *r, const struct tracer_stop *s)
 {
 	struct task *t = rec_task_find(r, s->tid);
 
@@ -981,7 +835,7 @@ static void handle(struct rec *r, const struct tracer_stop *s)
 	}
 	hm_trace("stop: tid %d %s sig %d", s->tid, tracer_stop_name(s->kind), s->sig);
 	if (s->kind == TRACER_EXITED || s->kind == TRACER_KILLED) {
-		on_task_exit(r, t, s);
+		rec_task_ended(r, t, s);
 		return;
 	}
 	if (t->system == -1) {
@@ -1221,7 +1075,7 @@ int rec_run(const struct rec_options *opts, struct rec_result *res)
 			hm_error("cannot wait for the guest: %s", hm_strerror(err));
 			break;
 		}
-		handle(&r, &s);
+		rec_handle(&r, &s);
 	}
 	tracer_blockwatch_stop();
 	rec_debug_attach(NULL);

@@ -317,8 +317,8 @@ static const struct rec_syscall table[] = {
 	{ .nr = SYS_msgsnd, .name = "msgsnd", .enter = rec_sys_sysv_msg },
 	{ .nr = SYS_msgrcv, .name = "msgrcv", .enter = rec_sys_sysv_msg },
 	{ .nr = SYS_msgctl, .name = "msgctl", .enter = rec_sys_sysv_msg },
-	/* a process's threads end in hermit's order, not the kernel's (run.c
-	 * end_group); run.c answers it before this row is looked at */
+	/* a process's threads end in hermit's order, not the kernel's
+	 * (exits.c); run.c hands it there before this row is looked at */
 	{ .nr = SYS_exit_group, .name = "exit_group", .hidden = HIDDEN_ALWAYS },
 	/* the guest's tasks have a tracer already: hermit (EPERM, and a word) */
 	{ .nr = SYS_ptrace, .name = "ptrace", .enter = rec_sys_ptrace },

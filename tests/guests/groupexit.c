@@ -10,7 +10,7 @@
  *
  * Under hermit that count must be the same every run: the child's threads
  * end when hermit's schedule says, not when the kernel's CPUs get to them
- * (recorder/run.c end_group).
+ * (recorder/exits.c end_group).
  */
 #include <pthread.h>
 #include <stdio.h>
