@@ -40,7 +40,7 @@
 #include "common/common.h"
 #include "dwarf.h"
 
-#define HEAD 16 /* magic, body length */
+#define HEAD DW_CACHE_HEAD /* magic, body length */
 #define TAIL 8	/* digest */
 
 #define KEEP_OTHERS 2
@@ -273,6 +273,9 @@ int dw_cache_load(const char *file, const char magic[8], struct dw_cache_blob *b
 	b->map_len = (size_t)st.st_size;
 	b->body = (char *)map + HEAD;
 	b->len = (size_t)n;
+	b->dev = (uint64_t)st.st_dev;
+	b->ino = (uint64_t)st.st_ino;
+	b->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	return 0;
 }
 

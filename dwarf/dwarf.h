@@ -144,7 +144,15 @@ struct dw_cache_blob {
 	size_t map_len;
 	void *body; /* LEN bytes, 8-byte aligned */
 	size_t len;
+	/* Loaded: the file mapped (its digest checked; map_len is its size),
+	 * whose bytes at offset (p - map) are those at p. 0 when made in
+	 * memory. */
+	uint64_t dev, ino;
+	int64_t mtime_ns;
 };
+
+/* Where a kept file's body starts in it (after the magic and its length). */
+#define DW_CACHE_HEAD 16
 
 /* Room for a body of LEN bytes (zeros) to fill, with MAGIC (8 bytes).
  * 0 or -ENOMEM. */
@@ -358,6 +366,10 @@ int dw_patch_out_store(const char *file, struct dw_patch_out *o);
  * caller still compares the original bytes (O->orig) with the mapping's. */
 int dw_patch_out_load(const char *file, struct dw_patch_out *o);
 void dw_patch_out_free(struct dw_patch_out *o);
+/* The offset of O's trampolines in the file O was loaded from (a multiple
+ * of 4096, so that they can be mapped from it), or -1 when O was made in
+ * memory. */
+int64_t dw_patch_out_tramp_offset(const struct dw_patch_out *o);
 
 /*
  * ---- Symbols (symfile.c, lines.c, scopes.c, types.c, locexpr.c,

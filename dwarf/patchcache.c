@@ -14,7 +14,9 @@
  * One body holds all of it, so a hit is one mapping of the file (shared
  * page cache, no copy): a header, the original code, the patched code, the
  * trampolines used (not the room reserved for them), the sites and the
- * trap index (struct dw_patch_out).
+ * trap index (struct dw_patch_out). The trampolines start at a page of the
+ * file, so that the tracer can map them into a guest from it rather than
+ * write them (tracer/ticks.c `map_tramp`).
  */
 #include "config.h"
 
@@ -38,6 +40,15 @@ static size_t round8(uint64_t n)
 	return (size_t)((n + 7) & ~(uint64_t)7);
 }
 
+/* Where the trampolines start in the body: past the header and the two
+ * copies of the code, at the next page of the file. */
+static size_t tramp_at(size_t code)
+{
+	size_t at = sizeof(struct out_header) + 2 * code;
+
+	return ((DW_CACHE_HEAD + at + 4095) & ~(size_t)4095) - DW_CACHE_HEAD;
+}
+
 /* The body's length for O's code with room for TRAMP bytes of
  * trampolines, NSITES sites and NTRAPS traps, and O's pointers into BODY. */
 static size_t layout(struct dw_patch_out *o, uint64_t tramp, uint64_t nsites, uint64_t ntraps,
@@ -45,16 +56,16 @@ static size_t layout(struct dw_patch_out *o, uint64_t tramp, uint64_t nsites, ui
 {
 	size_t code = round8(o->code_len), tr = round8(tramp);
 	size_t sites = (size_t)nsites * sizeof(*o->sites);
-	size_t at = sizeof(struct out_header);
+	size_t at = tramp_at(code);
 
 	if (body) {
-		o->orig = (uint8_t *)body + at;
+		o->orig = (uint8_t *)body + sizeof(struct out_header);
 		o->patched = o->orig + code;
-		o->tramp = o->patched + code;
+		o->tramp = (uint8_t *)body + at;
 		o->sites = (struct dw_patch_site *)(void *)(o->tramp + tr);
 		o->traps = (uint64_t *)(void *)((char *)o->sites + sites);
 	}
-	return at + 2 * code + tr + sites + (size_t)ntraps * 2 * sizeof(*o->traps);
+	return at + tr + sites + (size_t)ntraps * 2 * sizeof(*o->traps);
 }
 
 int dw_patch_out_alloc(struct dw_patch_out *o, size_t cap)
@@ -135,6 +146,13 @@ int dw_patch_out_load(const char *file, struct dw_patch_out *o)
 out:
 	dw_cache_free(&o->blob);
 	return err;
+}
+
+int64_t dw_patch_out_tramp_offset(const struct dw_patch_out *o)
+{
+	if (!o->blob.ino || !o->tramp)
+		return -1;
+	return (int64_t)(o->tramp - (const uint8_t *)o->blob.map);
 }
 
 void dw_patch_out_free(struct dw_patch_out *o)

@@ -213,6 +213,9 @@ static void on_exec(struct rec *r, struct task *t)
 			 (unsigned long long)r->events);
 	}
 
+	/* before hermit maps anything of its own into the new program (the
+	 * trampolines may be mapped from files of the cache folder) */
+	rec_capture_exec(r, t);
 	rec_timers_exec(r, t->tgid);
 	if (!tracer_tsc_traps() && tracer_patch_tsc(t->tid) < 0)
 		hm_warn("cannot patch the rdtsc instructions of task %d", t->index);
@@ -226,7 +229,6 @@ static void on_exec(struct rec *r, struct task *t)
 			t->index, hm_strerror(err));
 		r->vdso_warned = 1;
 	}
-	rec_capture_exec(r, t);
 	if (rec_fill_at_random(r, t->tid) < 0)
 		hm_warn("cannot set AT_RANDOM of task %d", t->index);
 	if (t->vfork_parent) {

@@ -64,6 +64,7 @@ struct patched {
 	/* the code as it was and is, the trampolines, the sites by address
 	 * and their traps (dwarf/patchcache.c) */
 	struct dw_patch_out out;
+	char *file; /* the kept file OUT is mapped from, or NULL */
 	int refs;
 	struct patched *next; /* in the cache */
 };
@@ -458,6 +459,33 @@ static int same_code(int fd, const struct dw_patch_out *o)
 	return 1;
 }
 
+/* O was just kept as FILE: use the file's mapping in place of O's memory,
+ * as a later run's hit would, so that the trampolines can be mapped into
+ * guests from it (map_tramp) in this run too. 1 when O is the file's now,
+ * 0 when it stays as it was (the file could not be read back, or holds
+ * other bytes: another writer's). */
+static int use_kept(const char *file, struct dw_patch_out *o)
+{
+	struct dw_patch_out kept = {
+		.code_addr = o->code_addr,
+		.code_len = o->code_len,
+		.tramp_addr = o->tramp_addr,
+		.tramp_len = o->tramp_len,
+		.counter = o->counter,
+		.bias = o->bias,
+	};
+
+	if (dw_patch_out_load(file, &kept) != 0)
+		return 0;
+	if (kept.blob.len != o->blob.len || memcmp(kept.blob.body, o->blob.body, o->blob.len)) {
+		dw_patch_out_free(&kept);
+		return 0;
+	}
+	dw_patch_out_free(o);
+	*o = kept;
+	return 1;
+}
+
 /*
  * Fill P (its code and trampolines placed) from PLAN, made for the file at
  * PATH with BIAS: what the cache folder kept for the same plan, addresses
@@ -512,15 +540,115 @@ static int emit(int fd, const struct plan *pl, const char *path, int64_t bias, s
 	}
 	if (o->ntraps)
 		qsort(o->traps, o->ntraps, 2 * sizeof(*o->traps), by_trap);
-	if (keep)
-		dw_patch_out_store(file, o); /* a cache: a failure costs an emit */
+	if (keep && dw_patch_out_store(file, o) == 0)
+		hit = -use_kept(file, o); /* a cache: a failure costs an emit */
 done:
+	if (o->blob.ino)
+		p->file = xstrdup(file);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	hm_debug("%#llx: %zu sites and %zu bytes of trampolines %s in %.1f ms",
 		 (unsigned long long)o->code_addr, o->n, o->tramp_used,
-		 hit ? "read from the cache" : "made",
+		 hit > 0   ? "read from the cache"
+		 : hit < 0 ? "made and kept"
+			   : "made",
 		 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	return 0;
+}
+
+/* Trampolines smaller than this are written: three injected syscalls
+ * cost about what writing half a megabyte does. */
+#define MAP_TRAMP_MIN (1u << 20)
+/* Where map_tramp puts the kept file's name for the guest's open. */
+#define SCRATCH	    (TRACER_HPAGE + 2048)
+#define SCRATCH_LEN 2048
+
+/* Whether ST is B's file as a guest sees it: the same device and inode,
+ * or, through an overlay (a replay's private view of the host, whose
+ * files of a lower layer show the overlay's device and their own inode),
+ * the same inode, size and mtime. */
+static int same_file(const struct stat *st, const struct dw_cache_blob *b)
+{
+	if ((uint64_t)st->st_ino != b->ino)
+		return 0;
+	if ((uint64_t)st->st_dev == b->dev)
+		return 1;
+	return (uint64_t)st->st_size == b->map_len &&
+	       (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec == b->mtime_ns;
+}
+
+/* Whether TID may run under seccomp filters of the guest's own besides
+ * hermit's one (/proc/PID/status): such a filter may kill the guest, or
+ * raise a signal in it, for the openat map_tramp would inject (a sandbox
+ * that loads a library). Unknown (an older kernel) counts as yes. */
+static int guest_filters(pid_t tid)
+{
+	char path[64], line[256];
+	int n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return n != 1;
+}
+
+/*
+ * Map the whole pages of P's trampolines into the guest (TID, its memory
+ * FD) from the kept file they were read from (dwarf/patchcache.c puts them
+ * at a page of it), over the anonymous room map_fixed made for them: the
+ * guest gets them from the page cache, shared by every process that maps
+ * them, and reads only the pages it runs, where writing them copied all
+ * of them into each process (cc1: 32 MB, about 40 ms at each exec). The
+ * guest opens the file itself (an injected openat, its name in the Hermit
+ * page), which must be the very file P was read from (device and inode);
+ * it is closed again before the guest runs, so nothing of it stays in the
+ * guest but the mapping. How many bytes were mapped: 0 when the file is
+ * not there for the guest (another mount namespace, a chroot), the
+ * trampolines are small, the guest filters syscalls itself, or a call
+ * fails; the caller writes the rest.
+ */
+static size_t map_tramp(pid_t tid, int fd, int at_exec, const struct patched *p)
+{
+	int64_t off = dw_patch_out_tramp_offset(&p->out);
+	size_t whole = p->out.tramp_used & ~(size_t)4095;
+	size_t n = p->file ? strlen(p->file) + 1 : 0;
+	static const char zeros[SCRATCH_LEN];
+	uint64_t args[6] = { (uint64_t)AT_FDCWD, SCRATCH, O_RDONLY | O_CLOEXEC, 0, 0, 0 };
+	char link[64];
+	struct stat st;
+	long gfd, ret;
+	int err;
+
+	if (off < 0 || !n || n > SCRATCH_LEN || whole < MAP_TRAMP_MIN || guest_filters(tid))
+		return 0;
+	err = pwrite_all(fd, p->file, n, SCRATCH);
+	if (!err)
+		err = inject(tid, fd, at_exec, SYS_openat, args, &gfd);
+	pwrite_all(fd, zeros, n, SCRATCH);
+	if (err || gfd < 0)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%ld", tid, gfd);
+	if (stat(link, &st) == 0 && same_file(&st, &p->out.blob)) {
+		uint64_t margs[6] = { p->tramp_addr,	       whole,	      PROT_READ | PROT_EXEC,
+				      MAP_PRIVATE | MAP_FIXED, (uint64_t)gfd, (uint64_t)off };
+
+		err = inject(tid, fd, at_exec, SYS_mmap, margs, &ret);
+		if (err || (uint64_t)ret != p->tramp_addr) {
+			/* (a MAP_FIXED that fails may have unmapped the room) */
+			map_fixed(tid, fd, at_exec, p->tramp_addr, whole, PROT_READ | PROT_EXEC);
+			whole = 0;
+		}
+	} else {
+		whole = 0;
+	}
+	args[0] = (uint64_t)gfd;
+	inject(tid, fd, at_exec, SYS_close, args, &ret);
+	return whole;
 }
 
 /* Patch the code of PLAN (of the file at PATH) mapped at [ADDR, ADDR +
@@ -534,6 +662,7 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 	int64_t bias;
 	struct patched *p;
 	struct proc *pr;
+	size_t mapped;
 	int err;
 
 	if (lo >= hi || !pp->n)
@@ -571,8 +700,15 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 		p->next = cache;
 		cache = p;
 	}
-	/* What the trampolines use; the rest of the mapping stays untouched. */
-	err = pwrite_all(fd, p->out.tramp, p->out.tramp_used, p->tramp_addr);
+	/* What the trampolines use (whole pages mapped from the kept file
+	 * where it can be, the rest written); the rest of the mapping stays
+	 * untouched. */
+	mapped = map_tramp(tid, fd, at_exec, p);
+	if (!mapped && p->file && p->out.tramp_used >= MAP_TRAMP_MIN)
+		hm_debug("%#llx: trampolines written: process %d cannot map '%s'",
+			 (unsigned long long)p->code_addr, tgid, p->file);
+	err = pwrite_all(fd, p->out.tramp + mapped, p->out.tramp_used - mapped,
+			 p->tramp_addr + mapped);
 	if (!err)
 		err = write_code(fd, p);
 	if (err)
@@ -1027,6 +1163,7 @@ void tracer_ticks_free(void)
 		struct patched *next = cache->next;
 
 		dw_patch_out_free(&cache->out);
+		free(cache->file);
 		free(cache);
 		cache = next;
 	}

@@ -1429,6 +1429,8 @@ static void test_patch_out_cache(void **state)
 	o.traps[0] = 0x300004;
 	o.traps[1] = 0;
 	o.ntraps = 1;
+	/* made in memory: nothing to map the trampolines from */
+	assert_int_equal(dw_patch_out_tramp_offset(&o), -1);
 	assert_int_equal(dw_patch_out_store(file, &o), 0);
 	dw_patch_out_free(&o);
 
@@ -1444,6 +1446,21 @@ static void test_patch_out_cache(void **state)
 		assert_int_equal(o.patched[i], (uint8_t)(i ^ 0x5a));
 	}
 	assert_int_equal(o.tramp[39], 0xcc);
+	/* The trampolines start at a page of the file, which holds them
+	 * there (the tracer maps them into guests from it). */
+	{
+		int64_t off = dw_patch_out_tramp_offset(&o);
+		uint8_t page[40];
+		FILE *f = fopen(file, "rb");
+
+		assert_true(off > 0);
+		assert_int_equal(off % 4096, 0);
+		assert_non_null(f);
+		assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+		assert_int_equal(fread(page, 1, sizeof(page), f), sizeof(page));
+		fclose(f);
+		assert_memory_equal(page, o.tramp, sizeof(page));
+	}
 	dw_patch_out_free(&o);
 	/* Made for trampolines elsewhere: not these. */
 	out_for(&o, 0x200000);
@@ -1451,7 +1468,7 @@ static void test_patch_out_cache(void **state)
 	assert_null(o.blob.map);
 	/* A flipped byte in the trampolines, then a cut: damaged. */
 	snprintf(cmd, sizeof(cmd),
-		 "printf '\\377' | dd of=%s bs=1 seek=400 conv=notrunc 2>/dev/null", file);
+		 "printf '\\377' | dd of=%s bs=1 seek=4100 conv=notrunc 2>/dev/null", file);
 	assert_int_equal(system(cmd), 0);
 	out_for(&o, 0x300000);
 	assert_int_equal(dw_patch_out_load(file, &o), -EBADMSG);
