@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,9 +126,19 @@ static int prepare(const struct replay_options *o, char **idp, struct replay_rec
 	rc->last_event = check.complete && check.frames ? check.frames - 1 : check.frames;
 	rc->last_is_end = check.complete && check.frames;
 	if (!rc->opts.namespaces) {
+		struct stat st;
+
 		rc->opts.binds = NULL; /* no mount namespace for them */
 		rc->opts.before = NULL;
 		rc->opts.nbefore = 0;
+		/* No private view to make it again in (tracer/launch.c). */
+		if (stat(rc->cwd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			hm_error("cannot replay '%s': its working folder '%s' is gone, and a "
+				 "recording made without namespaces is replayed on the host's "
+				 "files",
+				 id, rc->cwd);
+			goto bad;
+		}
 	}
 	return 0;
 bad:

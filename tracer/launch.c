@@ -243,6 +243,8 @@ static void pin_one_cpu(void)
 		hm_warn("cannot pin the guest to CPU %d: %s", cpu, hm_strerror(errno));
 }
 
+static int in_private(const char *path);
+
 /* The guest's last steps before exec: they hold for every descendant. */
 static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 	__attribute__((noreturn));
@@ -252,8 +254,17 @@ static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 
 	/* hermit ignores SIGPIPE; the guest must start with the default. */
 	signal(SIGPIPE, SIG_DFL);
-	if (l->cwd && chdir(l->cwd) < 0)
-		child_die("cannot enter the recorded working folder", errno, HM_EXIT_INTERNAL);
+	if (l->cwd && chdir(l->cwd) < 0) {
+		/* Gone from the host since the recording: a replay's view makes
+		 * it again where what the guest writes stays private. */
+		err = errno;
+		if (err == ENOENT && in_private(l->cwd) && hm_mkdir_parents(l->cwd) == 0 &&
+		    chdir(l->cwd) == 0)
+			err = 0;
+		if (err)
+			child_die("cannot enter the recorded working folder", err,
+				  HM_EXIT_INTERNAL);
+	}
 	if (l->fds)
 		set_fds(l->fds);
 	if (l->quiet) {
@@ -609,8 +620,15 @@ static void put_files_in_place(char *const *binds, const int *held,
 					  HM_EXIT_INTERNAL);
 			continue;
 		}
-		if (in_private(path) && copy_file(file, path, 1) == 0)
-			continue;
+		if (in_private(path)) {
+			/* (its folder may be gone too: made again, privately) */
+			if (slash && slash != path) {
+				snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+				hm_mkdir_parents(dir);
+			}
+			if (copy_file(file, path, 1) == 0)
+				continue;
+		}
 		if (!slash || (size_t)(slash - path) >= sizeof(dir))
 			continue;
 		if (!staged) {
