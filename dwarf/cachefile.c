@@ -275,7 +275,6 @@ int dw_cache_load(const char *file, const char magic[8], struct dw_cache_blob *b
 	b->len = (size_t)n;
 	b->dev = (uint64_t)st.st_dev;
 	b->ino = (uint64_t)st.st_ino;
-	b->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	return 0;
 }
 

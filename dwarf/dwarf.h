@@ -144,11 +144,9 @@ struct dw_cache_blob {
 	size_t map_len;
 	void *body; /* LEN bytes, 8-byte aligned */
 	size_t len;
-	/* Loaded: the file mapped (its digest checked; map_len is its size),
-	 * whose bytes at offset (p - map) are those at p. 0 when made in
-	 * memory. */
+	/* Loaded: the file mapped (its digest checked), whose bytes at
+	 * offset (p - map) are those at p. 0 when made in memory. */
 	uint64_t dev, ino;
-	int64_t mtime_ns;
 };
 
 /* Where a kept file's body starts in it (after the magic and its length). */

@@ -562,39 +562,68 @@ done:
 #define SCRATCH	    (TRACER_HPAGE + 2048)
 #define SCRATCH_LEN 2048
 
-/* Whether ST is B's file as a guest sees it: the same device and inode,
- * or, through an overlay (a replay's private view of the host, whose
- * files of a lower layer show the overlay's device and their own inode),
- * the same inode, size and mtime. */
-static int same_file(const struct stat *st, const struct dw_cache_blob *b)
+/*
+ * Whether the file LINK (the guest's descriptor of it, ST its stat) holds
+ * P's trampolines at OFF (WHOLE bytes of them): the very file P was read
+ * from (device and inode; its digest was checked and kept files are only
+ * replaced, never written in place), or else one whose bytes there are
+ * P's (through a replay's overlay, which shows a device of its own; a kept
+ * file that another hermit replaced with the same bytes; nothing else
+ * gets in).
+ */
+static int holds_tramp(const char *link, const struct stat *st, const struct patched *p,
+		       int64_t off, size_t whole)
 {
-	if ((uint64_t)st->st_ino != b->ino)
+	void *map;
+	int fd, same;
+
+	if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size < (uint64_t)off + whole)
 		return 0;
-	if ((uint64_t)st->st_dev == b->dev)
+	if ((uint64_t)st->st_dev == p->out.blob.dev && (uint64_t)st->st_ino == p->out.blob.ino)
 		return 1;
-	return (uint64_t)st->st_size == b->map_len &&
-	       (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec == b->mtime_ns;
+	fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	map = mmap(NULL, whole, PROT_READ, MAP_PRIVATE, fd, (off_t)off);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 0;
+	same = memcmp(map, p->out.tramp, whole) == 0;
+	munmap(map, whole);
+	return same;
 }
 
-/* Whether TID may run under seccomp filters of the guest's own besides
- * hermit's one (/proc/PID/status): such a filter may kill the guest, or
- * raise a signal in it, for the openat map_tramp would inject (a sandbox
- * that loads a library). Unknown (an older kernel) counts as yes. */
-static int guest_filters(pid_t tid)
+/* Seccomp_filters of /proc/PID/status (0 for none), or -1 where the
+ * kernel does not say (before Linux 5.9). */
+static int seccomp_filters(const char *status)
 {
-	char path[64], line[256];
+	char line[256];
 	int n = -1;
-	FILE *f;
+	FILE *f = fopen(status, "re");
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
 			break;
 	}
 	if (f)
 		fclose(f);
-	return n != 1;
+	return n;
+}
+
+/* Whether TID may run under seccomp filters of the guest's own, besides
+ * those hermit runs under itself (a container's) and the one it adds:
+ * such a filter may kill the guest, or raise a signal in it, at the
+ * openat map_tramp would inject (a sandbox that loads a library). Unknown
+ * counts as yes. */
+static int guest_filters(pid_t tid)
+{
+	static int own = -2;
+	char path[64];
+
+	if (own == -2)
+		own = seccomp_filters("/proc/thread-self/status");
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	return own < 0 || seccomp_filters(path) != own + 1;
 }
 
 /*
@@ -605,12 +634,12 @@ static int guest_filters(pid_t tid)
  * them, and reads only the pages it runs, where writing them copied all
  * of them into each process (cc1: 32 MB, about 40 ms at each exec). The
  * guest opens the file itself (an injected openat, its name in the Hermit
- * page), which must be the very file P was read from (device and inode);
- * it is closed again before the guest runs, so nothing of it stays in the
- * guest but the mapping. How many bytes were mapped: 0 when the file is
- * not there for the guest (another mount namespace, a chroot), the
- * trampolines are small, the guest filters syscalls itself, or a call
- * fails; the caller writes the rest.
+ * page), which must hold P's trampolines (holds_tramp); it is closed again
+ * before the guest runs, so nothing of it stays in the guest but the
+ * mapping. How many bytes were mapped: 0 when the file is not there for
+ * the guest (another mount namespace, a chroot) or holds other bytes, the
+ * cache folder's name is relative, the trampolines are small, the guest
+ * filters syscalls itself, or a call fails; the caller writes the rest.
  */
 static size_t map_tramp(pid_t tid, int fd, int at_exec, const struct patched *p)
 {
@@ -618,13 +647,21 @@ static size_t map_tramp(pid_t tid, int fd, int at_exec, const struct patched *p)
 	size_t whole = p->out.tramp_used & ~(size_t)4095;
 	size_t n = p->file ? strlen(p->file) + 1 : 0;
 	static const char zeros[SCRATCH_LEN];
-	uint64_t args[6] = { (uint64_t)AT_FDCWD, SCRATCH, O_RDONLY | O_CLOEXEC, 0, 0, 0 };
+	/* (never blocks, never follows a link put in its place, never takes
+	 * a terminal: holds_tramp looks at what it opened) */
+	uint64_t args[6] = { (uint64_t)AT_FDCWD,
+			     SCRATCH,
+			     O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY,
+			     0,
+			     0,
+			     0 };
 	char link[64];
 	struct stat st;
 	long gfd, ret;
 	int err;
 
-	if (off < 0 || !n || n > SCRATCH_LEN || whole < MAP_TRAMP_MIN || guest_filters(tid))
+	if (off < 0 || !n || n > SCRATCH_LEN || p->file[0] != '/' || whole < MAP_TRAMP_MIN ||
+	    guest_filters(tid))
 		return 0;
 	err = pwrite_all(fd, p->file, n, SCRATCH);
 	if (!err)
@@ -633,7 +670,7 @@ static size_t map_tramp(pid_t tid, int fd, int at_exec, const struct patched *p)
 	if (err || gfd < 0)
 		return 0;
 	snprintf(link, sizeof(link), "/proc/%d/fd/%ld", tid, gfd);
-	if (stat(link, &st) == 0 && same_file(&st, &p->out.blob)) {
+	if (stat(link, &st) == 0 && holds_tramp(link, &st, p, off, whole)) {
 		uint64_t margs[6] = { p->tramp_addr,	       whole,	      PROT_READ | PROT_EXEC,
 				      MAP_PRIVATE | MAP_FIXED, (uint64_t)gfd, (uint64_t)off };
 
@@ -704,7 +741,10 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 	 * where it can be, the rest written); the rest of the mapping stays
 	 * untouched. */
 	mapped = map_tramp(tid, fd, at_exec, p);
-	if (!mapped && p->file && p->out.tramp_used >= MAP_TRAMP_MIN)
+	if (mapped)
+		hm_debug("%#llx: %zu bytes of trampolines mapped in process %d",
+			 (unsigned long long)p->code_addr, mapped, tgid);
+	else if (p->file && p->out.tramp_used >= MAP_TRAMP_MIN)
 		hm_debug("%#llx: trampolines written: process %d cannot map '%s'",
 			 (unsigned long long)p->code_addr, tgid, p->file);
 	err = pwrite_all(fd, p->out.tramp + mapped, p->out.tramp_used - mapped,
