@@ -26,6 +26,7 @@
 #include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -243,7 +244,7 @@ static void pin_one_cpu(void)
 		hm_warn("cannot pin the guest to CPU %d: %s", cpu, hm_strerror(errno));
 }
 
-static int in_private(const char *path);
+static int make_private_folder(const char *path);
 
 /* The guest's last steps before exec: they hold for every descendant. */
 static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
@@ -258,8 +259,7 @@ static void become_guest(const struct tracer_launch *l, scmp_filter_ctx filter)
 		/* Gone from the host since the recording: a replay's view makes
 		 * it again where what the guest writes stays private. */
 		err = errno;
-		if (err == ENOENT && in_private(l->cwd) && hm_mkdir_parents(l->cwd) == 0 &&
-		    chdir(l->cwd) == 0)
+		if (err == ENOENT && make_private_folder(l->cwd) == 0 && chdir(l->cwd) == 0)
 			err = 0;
 		if (err)
 			child_die("cannot enter the recorded working folder", err,
@@ -495,6 +495,40 @@ static void make_parents(const char *path)
 	}
 }
 
+/*
+ * Make the folder PATH (absolute) and those above it that are missing, in
+ * the replay's private view only: the nearest folder above it that exists
+ * must lie, once its symbolic links are followed, in a copy-on-write
+ * folder (a link to a folder the view does not cover would have the
+ * folders made on the host). 0, or -errno (-EXDEV: not private).
+ */
+static int make_private_folder(const char *path)
+{
+	char have[4096], real[PATH_MAX + 2];
+	struct stat st;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(have) - 1)
+		return -EINVAL;
+	snprintf(have, sizeof(have), "%s", path);
+	do {
+		char *slash = strrchr(have, '/');
+
+		if (slash == have)
+			return -EXDEV; /* a folder of / itself: none of them is made */
+		*slash = 0;
+	} while (stat(have, &st) < 0);
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (!realpath(have, real))
+		return -errno;
+	strcat(real, "/");
+	if (!in_private(real))
+		return -EXDEV;
+	snprintf(have, sizeof(have), "%s/", path);
+	make_parents(have);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -ENOENT;
+}
+
 /* Whether P's path lies at or below DIR. */
 static int at_or_below(const char *path, const char *dir)
 {
@@ -624,7 +658,7 @@ static void put_files_in_place(char *const *binds, const int *held,
 			/* (its folder may be gone too: made again, privately) */
 			if (slash && slash != path) {
 				snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-				hm_mkdir_parents(dir);
+				make_private_folder(dir);
 			}
 			if (copy_file(file, path, 1) == 0)
 				continue;

@@ -96,6 +96,27 @@ case " ${FS_REPLAY_CASES:-gonenons} " in
 	echo "gonenons: refused, exit 125"
 	;;
 esac
+# In a folder the view does not cover (/dev): not made, on the host or in
+# the view; the replay stops in one line with 125, not as a divergence.
+case " ${FS_REPLAY_CASES:-gonedev} " in
+*" gonedev "*)
+	if [ -d /dev/shm ] && d=$(mktemp -d /dev/shm/hermit-gone.XXXXXX); then
+		(cd "$d" && hm "$WORK/gonedev.rec" record start -- sh -c pwd) ||
+			fail "gonedev: record start exited $?"
+		rmdir "$d"
+		(cd "$WORK" && hm "$WORK/gonedev.rep" replay --autopilot)
+		st=$?
+		[ -e "$d" ] && { rmdir "$d"; fail "gonedev: the replay made $d on the host"; }
+		[ "$st" = 125 ] || { cat "$WORK/gonedev.rep.err" >&2; fail "gonedev: replay exited $st, not 125"; }
+		[ "$(wc -l <"$WORK/gonedev.rep.err")" = 1 ] &&
+			grep -q "cannot enter the recorded working folder" "$WORK/gonedev.rep.err" ||
+			{ cat "$WORK/gonedev.rep.err" >&2; fail "gonedev: not the one line that says why"; }
+		echo "gonedev: refused, exit 125"
+	else
+		echo "gonedev: no /dev/shm to record in, its case skipped"
+	fi
+	;;
+esac
 # A script it ran, removed since: the kernel reads its first line.
 setup_script() { printf '#!/bin/sh\necho script ran "$@"\n' >s.sh && chmod +x s.sh; }
 case_ script 'rm s.sh' 3 -- sh -c './s.sh one two'
