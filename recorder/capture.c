@@ -618,6 +618,21 @@ static int pty_number(const struct rec_call *c)
 	return c->nr == SYS_ioctl && (unsigned)c->args[1] == TIOCGPTN;
 }
 
+/*
+ * FIONBIO and FIOASYNC set a status flag of the open file, which the guest
+ * can read back with fcntl(F_GETFL), a call no mode stops: so a replay
+ * makes them on a descriptor from outside too, as the recording did,
+ * rather than answer them from the log and leave the flag as it was.
+ * (node sets its stdout pipe non-blocking with FIONBIO and, at its exit,
+ * compares the flags with those it started with: a replay whose pipe
+ * kept its flags took the other way, and diverged at the next call.)
+ */
+static int sets_status_flag(const struct rec_call *c)
+{
+	return c->nr == SYS_ioctl &&
+	       ((unsigned)c->args[1] == FIONBIO || (unsigned)c->args[1] == FIOASYNC);
+}
+
 void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *row)
 {
 	struct rec_call *c = &t->call;
@@ -703,7 +718,8 @@ void rec_hidden_entry(struct rec *r, struct task *t, const struct rec_syscall *r
 		return;
 	}
 	if (r->opts->mode == REC_MODE_REPLAY && row->out != OUT_NONE &&
-	    (t->early || rec_fd_from_outside(r, t->tid, (int)c->args[0]))) {
+	    (t->early ||
+	     (rec_fd_from_outside(r, t->tid, (int)c->args[0]) && !sets_status_flag(c)))) {
 		if (rec_replay_not_next(r, t)) {
 			not_yet(t, row);
 			return;

@@ -23,6 +23,10 @@
  *   openat2  opens ARGV[2] with openat2 (falling back to openat where it
  *            fails with ENOSYS) and prints it, then makes the file "made"
  *            (O_CREAT | O_EXCL)
+ *   nbflag   sets its stdout non-blocking with ioctl FIONBIO, reads the
+ *            flag back with fcntl(F_GETFL) (a call hermit never stops)
+ *            and prints it, then clears it the same way, as node does
+ *            with a stdout pipe
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -291,11 +295,30 @@ static int do_openat2(const char *path)
 	return 0;
 }
 
+/* FIONBIO on and off on stdout, each read back by fcntl(F_GETFL). */
+static int do_nbflag(void)
+{
+	int on = 1, off = 0, a, b;
+
+	if (ioctl(1, FIONBIO, &on) < 0)
+		return perror("FIONBIO"), 1;
+	a = fcntl(1, F_GETFL);
+	if (ioctl(1, FIONBIO, &off) < 0)
+		return perror("FIONBIO"), 1;
+	b = fcntl(1, F_GETFL);
+	printf("after FIONBIO 1: %s; after FIONBIO 0: %s\n",
+	       a >= 0 && (a & O_NONBLOCK) ? "non-blocking" : "blocking",
+	       b >= 0 && (b & O_NONBLOCK) ? "non-blocking" : "blocking");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc >= 2 && strcmp(argv[1], "ioctl") == 0)
 		return do_ioctl();
+	if (argc >= 2 && strcmp(argv[1], "nbflag") == 0)
+		return do_nbflag();
 	if (argc >= 2 && strcmp(argv[1], "ifconf") == 0)
 		return do_ifconf();
 	if (argc >= 2 && strcmp(argv[1], "select") == 0)

@@ -53,6 +53,38 @@ both ioctl 2 ioctl
 grep -q '^TIOCGETD = 0 [0-9a-f]\{8\}$' "$WORK/ioctl.rec" || fail "ioctl: $(cat "$WORK/ioctl.rec")"
 grep -q abab "$WORK/ioctl.rec" && fail "ioctl: a buffer was left unfilled: $(cat "$WORK/ioctl.rec")"
 
+# ioctl FIONBIO on stdout, a pipe from outside: the flag it sets is read
+# back by fcntl(F_GETFL), which no mode stops, so a replay makes the
+# ioctl too rather than answer it. Recorded and replayed through a pipe
+# (as `hermit record start -- node x.js | tee log` is): node sets its
+# stdout pipe non-blocking so, and checked the flag at its exit; answered
+# from the log, every replay of it diverged there.
+piped() {
+	name=$1
+	shift
+	# (a data folder of their own: the sparse case below measures its own)
+	HERMIT_DATA_DIR="$WORK/piped" timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" record start -- "$@" \
+		2>"$WORK/$name.rec.err" | cat >"$WORK/$name.rec"
+	[ -s "$WORK/$name.rec" ] || { tail -5 "$WORK/$name.rec.err" >&2; fail "$name: the piped recording printed nothing"; }
+	(
+		HERMIT_DATA_DIR="$WORK/piped" timeout -k 5 "$TEST_TIMEOUT" "$HERMIT" replay --autopilot \
+			2>"$WORK/$name.rep.err"
+		echo $? >"$WORK/$name.st"
+	) | cat >"$WORK/$name.rep"
+	st=$(cat "$WORK/$name.st")
+	[ "$st" = 0 ] || { tail -5 "$WORK/$name.rep.err" >&2; fail "$name: the piped replay exited $st"; }
+	diff -u "$WORK/$name.rec" "$WORK/$name.rep" || fail "$name: the piped replay printed other output"
+	echo "$name: recorded and replayed through pipes"
+}
+piped nbflag "$OUTSIDE" nbflag
+grep -qx "after FIONBIO 1: non-blocking; after FIONBIO 0: blocking" "$WORK/nbflag.rec" ||
+	fail "nbflag: $(cat "$WORK/nbflag.rec")"
+if command -v node >/dev/null 2>&1; then
+	piped node node -e 'console.log("through a pipe")'
+else
+	echo "node: not installed, its piped case skipped"
+fi
+
 # SIOCGIFCONF on a socket of the host's network: its output is a list
 # behind a pointer, which no request number sizes. The recording says so;
 # the replay stops there (122) and says why, rather than replay a buffer
