@@ -65,6 +65,9 @@ struct patched {
 	 * and their traps (dwarf/patchcache.c) */
 	struct dw_patch_out out;
 	char *file; /* the kept file OUT is mapped from, or NULL */
+	/* another file found to hold the same trampolines (holds_tramp):
+	 * the kept file seen through a replay's overlay */
+	uint64_t same_dev, same_ino;
 	int refs;
 	struct patched *next; /* in the cache */
 };
@@ -569,10 +572,10 @@ done:
  * replaced, never written in place), or else one whose bytes there are
  * P's (through a replay's overlay, which shows a device of its own; a kept
  * file that another hermit replaced with the same bytes; nothing else
- * gets in).
+ * gets in), compared once per file and run.
  */
-static int holds_tramp(const char *link, const struct stat *st, const struct patched *p,
-		       int64_t off, size_t whole)
+static int holds_tramp(const char *link, const struct stat *st, struct patched *p, int64_t off,
+		       size_t whole)
 {
 	void *map;
 	int fd, same;
@@ -581,6 +584,9 @@ static int holds_tramp(const char *link, const struct stat *st, const struct pat
 		return 0;
 	if ((uint64_t)st->st_dev == p->out.blob.dev && (uint64_t)st->st_ino == p->out.blob.ino)
 		return 1;
+	if (p->same_ino && (uint64_t)st->st_dev == p->same_dev &&
+	    (uint64_t)st->st_ino == p->same_ino)
+		return 1; /* compared at an earlier exec */
 	fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
@@ -590,6 +596,10 @@ static int holds_tramp(const char *link, const struct stat *st, const struct pat
 		return 0;
 	same = memcmp(map, p->out.tramp, whole) == 0;
 	munmap(map, whole);
+	if (same) {
+		p->same_dev = (uint64_t)st->st_dev;
+		p->same_ino = (uint64_t)st->st_ino;
+	}
 	return same;
 }
 
@@ -641,7 +651,7 @@ static int guest_filters(pid_t tid)
  * cache folder's name is relative, the trampolines are small, the guest
  * filters syscalls itself, or a call fails; the caller writes the rest.
  */
-static size_t map_tramp(pid_t tid, int fd, int at_exec, const struct patched *p)
+static size_t map_tramp(pid_t tid, int fd, int at_exec, struct patched *p)
 {
 	int64_t off = dw_patch_out_tramp_offset(&p->out);
 	size_t whole = p->out.tramp_used & ~(size_t)4095;
