@@ -496,13 +496,14 @@ static void make_parents(const char *path)
 }
 
 /*
- * Make the folder PATH (absolute) and those above it that are missing, in
- * the replay's private view only: the nearest folder above it that exists
- * must lie, once its symbolic links are followed, in a copy-on-write
- * folder (a link to a folder the view does not cover would have the
- * folders made on the host). 0, or -errno (-EXDEV: not private).
+ * Whether what PATH (absolute) names can be changed in the replay's
+ * private view alone: the nearest folder above it that exists must lie,
+ * once its symbolic links are followed, in a copy-on-write folder (the
+ * path's own words are no proof: through a link to a folder the view
+ * does not cover, a change would reach the host). 0, or -errno (-EXDEV:
+ * not private).
  */
-static int make_private_folder(const char *path)
+static int private_above(const char *path)
 {
 	char have[4096], real[PATH_MAX + 2];
 	struct stat st;
@@ -514,7 +515,7 @@ static int make_private_folder(const char *path)
 		char *slash = strrchr(have, '/');
 
 		if (slash == have)
-			return -EXDEV; /* a folder of / itself: none of them is made */
+			return -EXDEV; /* a folder of / itself: never private */
 		*slash = 0;
 	} while (stat(have, &st) < 0);
 	if (!S_ISDIR(st.st_mode))
@@ -522,10 +523,21 @@ static int make_private_folder(const char *path)
 	if (!realpath(have, real))
 		return -errno;
 	strcat(real, "/");
-	if (!in_private(real))
-		return -EXDEV;
-	snprintf(have, sizeof(have), "%s/", path);
-	make_parents(have);
+	return in_private(real) ? 0 : -EXDEV;
+}
+
+/* Make the folder PATH and those above it that are missing, in the
+ * replay's private view only (private_above). 0, or -errno. */
+static int make_private_folder(const char *path)
+{
+	char dirs[4096 + 2];
+	struct stat st;
+	int err = private_above(path);
+
+	if (err)
+		return err;
+	snprintf(dirs, sizeof(dirs), "%s/", path);
+	make_parents(dirs);
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -ENOENT;
 }
 
@@ -547,9 +559,11 @@ static int put_path_back(const struct tracer_path *p)
 {
 	struct stat st;
 	char target[4096];
-	int have = lstat(p->path, &st) == 0, fd, err = 0;
+	int have = lstat(p->path, &st) == 0, fd, err = private_above(p->path);
 	ssize_t n;
 
+	if (err)
+		return err; /* (it would remove or make things on the host) */
 	switch (p->kind) {
 	case TRACER_PATH_ABSENT:
 		remove_tree(p->path);
