@@ -81,38 +81,48 @@ int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret)
 	return err;
 }
 
-int tracer_set_sigaction(pid_t tid, int sig, const void *act, size_t len)
+int tracer_inject_at_rip(pid_t tid, long nr, const uint64_t args[6], long *ret)
 {
 	struct user_regs_struct regs, moved;
 	uint8_t saved[2];
-	uint64_t at, args[6];
-	long ret;
-	int err;
+	int err = tracer_get_regs(tid, &regs);
 
-	err = tracer_get_regs(tid, &regs);
 	if (err)
 		return err;
-	/* The action below the red zone, where a signal's frame would go. */
-	at = (regs.rsp - 128 - len) & ~(uint64_t)15;
-	err = tracer_write_mem(tid, at, act, len);
-	if (!err)
-		err = tracer_read_mem(tid, regs.rip, saved, sizeof(saved));
+	err = tracer_read_mem(tid, regs.rip, saved, sizeof(saved));
 	if (!err)
 		err = tracer_poke_mem(tid, regs.rip, "\x0f\x05", 2);
 	if (err)
 		return err;
 	moved = regs;
 	moved.rip += 2;
+	err = tracer_set_regs(tid, &moved);
+	if (!err)
+		err = tracer_inject(tid, nr, args, ret);
+	tracer_poke_mem(tid, regs.rip, saved, sizeof(saved));
+	tracer_set_regs(tid, &regs);
+	return err;
+}
+
+int tracer_set_sigaction(pid_t tid, int sig, const void *act, size_t len)
+{
+	struct user_regs_struct regs;
+	uint64_t at, args[6];
+	long ret;
+	int err = tracer_get_regs(tid, &regs);
+
+	if (err)
+		return err;
+	/* The action below the red zone, where a signal's frame would go. */
+	at = (regs.rsp - 128 - len) & ~(uint64_t)15;
+	err = tracer_write_mem(tid, at, act, len);
 	args[0] = (uint64_t)sig;
 	args[1] = at;
 	args[2] = 0;
 	args[3] = 8; /* sizeof(sigset_t) to the kernel */
 	args[4] = args[5] = 0;
-	err = tracer_set_regs(tid, &moved);
 	if (!err)
-		err = tracer_inject(tid, SYS_rt_sigaction, args, &ret);
-	tracer_poke_mem(tid, regs.rip, saved, sizeof(saved));
-	tracer_set_regs(tid, &regs);
+		err = tracer_inject_at_rip(tid, SYS_rt_sigaction, args, &ret);
 	if (!err && ret < 0)
 		err = (int)ret;
 	return err;

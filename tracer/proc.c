@@ -370,3 +370,23 @@ int tracer_task_tty(pid_t tid)
 		return -EINVAL;
 	return (int)tty_nr;
 }
+
+int tracer_seccomp_filters(pid_t tid)
+{
+	char path[64], line[256];
+	int n = -1;
+	FILE *f;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	else
+		snprintf(path, sizeof(path), "/proc/thread-self/status");
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}

@@ -287,43 +287,21 @@ static int leave_execve(pid_t tid)
 	}
 }
 
-/* Inject syscall NR in TID, past execve (no syscall just behind rip): a
- * syscall instruction goes at rip for the time it takes. */
-static int inject_at_exec(pid_t tid, int fd, long nr, const uint64_t args[6], long *ret)
+/* Inject syscall NR in TID: at its exec event (AT_EXEC), past execve, or
+ * at a syscall-exit stop. */
+static int inject(pid_t tid, int at_exec, long nr, const uint64_t args[6], long *ret)
 {
-	struct user_regs_struct regs, moved;
-	uint8_t saved[2];
-	int err = tracer_get_regs(tid, &regs);
-
-	if (err)
-		return err;
-	err = pread_all(fd, saved, 2, regs.rip);
-	if (!err)
-		err = pwrite_all(fd, "\x0f\x05", 2, regs.rip);
-	if (err)
-		return err;
-	moved = regs;
-	moved.rip += 2;
-	err = tracer_set_regs(tid, &moved);
-	if (!err)
-		err = tracer_inject(tid, nr, args, ret);
-	pwrite_all(fd, saved, 2, regs.rip);
-	tracer_set_regs(tid, &regs);
-	return err;
+	return at_exec ? tracer_inject_at_rip(tid, nr, args, ret)
+		       : tracer_inject(tid, nr, args, ret);
 }
 
-static int inject(pid_t tid, int fd, int at_exec, long nr, const uint64_t args[6], long *ret)
-{
-	return at_exec ? inject_at_exec(tid, fd, nr, args, ret) : tracer_inject(tid, nr, args, ret);
-}
-
-static int map_fixed(pid_t tid, int fd, int at_exec, uint64_t addr, size_t len, int prot)
+static int map_fixed(pid_t tid, int at_exec, uint64_t addr, size_t len, int prot)
 {
 	uint64_t args[6] = { addr,	     len,
 			     (uint64_t)prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
 			     (uint64_t)-1,   0 };
 	long ret;
-	int err = inject(tid, fd, at_exec, SYS_mmap, args, &ret);
+	int err = inject(tid, at_exec, SYS_mmap, args, &ret);
 
 	if (err)
 		return err;
@@ -603,23 +581,6 @@ static int holds_tramp(const char *link, const struct stat *st, struct patched *
 	return same;
 }
 
-/* Seccomp_filters of /proc/PID/status (0 for none), or -1 where the
- * kernel does not say (before Linux 5.9). */
-static int seccomp_filters(const char *status)
-{
-	char line[256];
-	int n = -1;
-	FILE *f = fopen(status, "re");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
-			break;
-	}
-	if (f)
-		fclose(f);
-	return n;
-}
-
 /* Whether TID may run under seccomp filters of the guest's own, besides
  * those hermit runs under itself (a container's) and the one it adds:
  * such a filter may kill the guest, or raise a signal in it, at the
@@ -628,12 +589,10 @@ static int seccomp_filters(const char *status)
 static int guest_filters(pid_t tid)
 {
 	static int own = -2;
-	char path[64];
 
 	if (own == -2)
-		own = seccomp_filters("/proc/thread-self/status");
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	return own < 0 || seccomp_filters(path) != own + 1;
+		own = tracer_seccomp_filters(0);
+	return own < 0 || tracer_seccomp_filters(tid) != own + 1;
 }
 
 /*
@@ -675,7 +634,7 @@ static size_t map_tramp(pid_t tid, int fd, int at_exec, struct patched *p)
 		return 0;
 	err = pwrite_all(fd, p->file, n, SCRATCH);
 	if (!err)
-		err = inject(tid, fd, at_exec, SYS_openat, args, &gfd);
+		err = inject(tid, at_exec, SYS_openat, args, &gfd);
 	pwrite_all(fd, zeros, n, SCRATCH);
 	if (err || gfd < 0)
 		return 0;
@@ -684,17 +643,17 @@ static size_t map_tramp(pid_t tid, int fd, int at_exec, struct patched *p)
 		uint64_t margs[6] = { p->tramp_addr,	       whole,	      PROT_READ | PROT_EXEC,
 				      MAP_PRIVATE | MAP_FIXED, (uint64_t)gfd, (uint64_t)off };
 
-		err = inject(tid, fd, at_exec, SYS_mmap, margs, &ret);
+		err = inject(tid, at_exec, SYS_mmap, margs, &ret);
 		if (err || (uint64_t)ret != p->tramp_addr) {
 			/* (a MAP_FIXED that fails may have unmapped the room) */
-			map_fixed(tid, fd, at_exec, p->tramp_addr, whole, PROT_READ | PROT_EXEC);
+			map_fixed(tid, at_exec, p->tramp_addr, whole, PROT_READ | PROT_EXEC);
 			whole = 0;
 		}
 	} else {
 		whole = 0;
 	}
 	args[0] = (uint64_t)gfd;
-	inject(tid, fd, at_exec, SYS_close, args, &ret);
+	inject(tid, at_exec, SYS_close, args, &ret);
 	return whole;
 }
 
@@ -722,8 +681,7 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 	}
 	if (p) {
 		/* Seen at this place before: the same bytes, if the place is free. */
-		err = map_fixed(tid, fd, at_exec, p->tramp_addr, p->tramp_len,
-				PROT_READ | PROT_EXEC);
+		err = map_fixed(tid, at_exec, p->tramp_addr, p->tramp_len, PROT_READ | PROT_EXEC);
 		if (err)
 			p = NULL;
 	}
@@ -736,7 +694,7 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 		err = find_gap(tid, p->code_addr, p->code_addr + p->code_len, p->tramp_len,
 			       &p->tramp_addr);
 		if (!err)
-			err = map_fixed(tid, fd, at_exec, p->tramp_addr, p->tramp_len,
+			err = map_fixed(tid, at_exec, p->tramp_addr, p->tramp_len,
 					PROT_READ | PROT_EXEC);
 		if (!err)
 			err = emit(fd, pl, path, bias, p);
@@ -772,7 +730,7 @@ static int patch_mapping(pid_t tid, pid_t tgid, int fd, int at_exec, struct plan
 
 static int map_page(pid_t tid, int fd, int at_exec)
 {
-	int err = map_fixed(tid, fd, at_exec, TRACER_HPAGE, 4096, PROT_READ | PROT_WRITE);
+	int err = map_fixed(tid, at_exec, TRACER_HPAGE, 4096, PROT_READ | PROT_WRITE);
 	uint64_t zero = 0;
 
 	if (!err)

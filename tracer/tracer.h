@@ -187,6 +187,10 @@ int tracer_auxv(pid_t tid, unsigned long type, uint64_t *value);
  * again with tgkill. The syscall's result (-errno on failure) goes to *ret.
  */
 int tracer_inject(pid_t tid, long nr, const uint64_t args[6], long *ret);
+/* The same from any stop with rip on code that ran (an exec event, a
+ * signal), where no syscall instruction lies just behind rip: one goes at
+ * rip for the time the call takes. */
+int tracer_inject_at_rip(pid_t tid, long nr, const uint64_t args[6], long *ret);
 /* Set TID's action for SIG to ACT (LEN bytes of the kernel's struct
  * sigaction: handler, flags, restorer, mask) from any stop with rip on
  * code that ran: a syscall instruction goes at rip for the time it takes,
@@ -485,6 +489,10 @@ int tracer_fd_tty_index(pid_t tid, int fd);
 int tracer_task_tty(pid_t tid);
 /* Thread TID's name (/proc comm) in BUF: 0, or -errno. */
 int tracer_task_comm(pid_t tid, char *buf, size_t size);
+/* How many seccomp filters thread TID (0: the calling thread) runs under
+ * (Seccomp_filters of its status), or -1 where the kernel does not say
+ * (before Linux 5.9). */
+int tracer_seccomp_filters(pid_t tid);
 /* TID's signal masks (bit N-1 for signal N), from /proc/TID/status. */
 struct tracer_sigmasks {
 	uint64_t pending, shared, blocked, ignored, caught;

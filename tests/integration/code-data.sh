@@ -36,8 +36,9 @@ native_vs() {
 	# (its debug log says how a guest process ended, should one end
 	# early: seen twice in `make -j2 check`, openssl's first dgst printing
 	# nothing, not reproduced since)
-	hm "$WORK/$name.chaos" run --log=debug --chaos --seed 1 -- "$@" ||
-		{ tail -40 "$WORK/$name.chaos.err" >&2; fail "$name: hermit run --chaos exited $?"; }
+	hm "$WORK/$name.chaos" run --log=debug --chaos --seed 1 -- "$@"
+	st=$?
+	[ "$st" = 0 ] || { tail -40 "$WORK/$name.chaos.err" >&2; fail "$name: hermit run --chaos exited $st"; }
 	diff -u "$WORK/$name.want" "$WORK/$name.chaos" || {
 		grep -E 'killed|exited [1-9]|signal|diverg|spin|warn|error' "$WORK/$name.chaos.err" |
 			head -40 >&2

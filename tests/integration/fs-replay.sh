@@ -81,42 +81,38 @@ case_ gonecwd2 'cd .. && rm -r gonecwd2' 2 -- sh -c 'pwd; echo in a folder now g
 for d in gonecwd gonecwd2; do
 	[ -e "$WORK/$d" ] && fail "$d: a replay made the folder on the host"
 done
-# Without namespaces there is no view to make it in: refused in one line.
-case " ${FS_REPLAY_CASES:-gonenons} " in
-*" gonenons "*)
-	mkdir "$WORK/gonenons" || fail "gonenons: cannot make the folder"
-	(cd "$WORK/gonenons" && hm "$WORK/gonenons.rec" record start --no-namespace -- sh -c pwd) ||
-		fail "gonenons: record start exited $?"
-	rm -r "$WORK/gonenons"
-	(cd "$WORK" && hm "$WORK/gonenons.rep" replay --autopilot)
+# gone NAME DIR LINE [OPTIONS]: record `sh -c pwd` in the new folder DIR
+# (with record start's OPTIONS), remove DIR, replay: exit 125, one line
+# that matches LINE, and DIR not made again on the host.
+gone() {
+	name=$1 d=$2 line=$3
+	shift 3
+	case " ${FS_REPLAY_CASES:-$name} " in
+	*" $name "*) ;;
+	*) return 0 ;;
+	esac
+	(cd "$d" && hm "$WORK/$name.rec" record start "$@" -- sh -c pwd) ||
+		fail "$name: record start exited $?"
+	rmdir "$d"
+	(cd "$WORK" && hm "$WORK/$name.rep" replay --autopilot)
 	st=$?
-	[ "$st" = 125 ] || { cat "$WORK/gonenons.rep.err" >&2; fail "gonenons: replay exited $st, not 125"; }
-	[ "$(wc -l <"$WORK/gonenons.rep.err")" = 1 ] && grep -q "working folder .* is gone" "$WORK/gonenons.rep.err" ||
-		{ cat "$WORK/gonenons.rep.err" >&2; fail "gonenons: not the one line that says why"; }
-	echo "gonenons: refused, exit 125"
-	;;
-esac
+	[ -e "$d" ] && { rmdir "$d"; fail "$name: the replay made $d on the host"; }
+	[ "$st" = 125 ] || { cat "$WORK/$name.rep.err" >&2; fail "$name: replay exited $st, not 125"; }
+	[ "$(wc -l <"$WORK/$name.rep.err")" = 1 ] && grep -q "$line" "$WORK/$name.rep.err" ||
+		{ cat "$WORK/$name.rep.err" >&2; fail "$name: not the one line that says why"; }
+	echo "$name: refused, exit 125"
+}
+# Without namespaces there is no view to make it in: refused in one line.
+mkdir "$WORK/gonenons" || fail "gonenons: cannot make the folder"
+gone gonenons "$WORK/gonenons" "working folder .* is gone" --no-namespace
 # In a folder the view does not cover (/dev): not made, on the host or in
 # the view; the replay stops in one line with 125, not as a divergence.
-case " ${FS_REPLAY_CASES:-gonedev} " in
-*" gonedev "*)
-	if [ -d /dev/shm ] && d=$(mktemp -d /dev/shm/hermit-gone.XXXXXX); then
-		(cd "$d" && hm "$WORK/gonedev.rec" record start -- sh -c pwd) ||
-			fail "gonedev: record start exited $?"
-		rmdir "$d"
-		(cd "$WORK" && hm "$WORK/gonedev.rep" replay --autopilot)
-		st=$?
-		[ -e "$d" ] && { rmdir "$d"; fail "gonedev: the replay made $d on the host"; }
-		[ "$st" = 125 ] || { cat "$WORK/gonedev.rep.err" >&2; fail "gonedev: replay exited $st, not 125"; }
-		[ "$(wc -l <"$WORK/gonedev.rep.err")" = 1 ] &&
-			grep -q "cannot enter the recorded working folder" "$WORK/gonedev.rep.err" ||
-			{ cat "$WORK/gonedev.rep.err" >&2; fail "gonedev: not the one line that says why"; }
-		echo "gonedev: refused, exit 125"
-	else
-		echo "gonedev: no /dev/shm to record in, its case skipped"
-	fi
-	;;
-esac
+if [ -d /dev/shm ] && d=$(mktemp -d /dev/shm/hermit-gone.XXXXXX); then
+	gone gonedev "$d" "cannot enter the recorded working folder"
+	if [ -d "$d" ]; then rmdir "$d"; fi # (a case left out)
+else
+	echo "gonedev: no /dev/shm to record in, its case skipped"
+fi
 # A script it ran, removed since: the kernel reads its first line.
 setup_script() { printf '#!/bin/sh\necho script ran "$@"\n' >s.sh && chmod +x s.sh; }
 case_ script 'rm s.sh' 3 -- sh -c './s.sh one two'
